@@ -1,0 +1,16 @@
+// Modules without zod are kept apart from the schemas so public pages can import rules and texts
+// without pulling a validation library into their bundle (package.json marks this side-effect free).
+export * from './admin'
+export * from './api'
+export * from './auth'
+export * from './contact'
+export * from './list-query'
+export * from './market'
+export * from './market-rules'
+export * from './messages'
+export * from './money'
+export * from './paths'
+export * from './payments'
+export * from './plan-rules'
+export * from './plans'
+export * from './site'

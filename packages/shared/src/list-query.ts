@@ -1,0 +1,16 @@
+import { z } from 'zod'
+
+export const PageQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  search: z.string().trim().max(200).optional(),
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+})
+
+export const PaginationSchema = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  pages: z.number().int(),
+})
+export type Pagination = z.infer<typeof PaginationSchema>

@@ -1,0 +1,22 @@
+/** Money is stored in integer minor units; the API speaks major units (29.99), like SPEC §3's plan price. */
+
+const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX'])
+
+export function minorUnitDigits(currency: string): number {
+  return ZERO_DECIMAL.has(currency.toUpperCase()) ? 0 : 2
+}
+
+export function toMinorUnits(amount: number, currency: string): number {
+  return Math.round(amount * 10 ** minorUnitDigits(currency))
+}
+
+export function fromMinorUnits(minor: number, currency: string): number {
+  return minor / 10 ** minorUnitDigits(currency)
+}
+
+/** '$29.99', '€5.00': the amount with its currency symbol, as every price and total is shown. */
+export function formatMoney(amount: number, currency: string): string {
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(
+    amount,
+  )
+}

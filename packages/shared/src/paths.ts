@@ -1,0 +1,64 @@
+/** Every link in the web app and every decision about which frame a route gets comes from here. */
+export const paths = {
+  home: '/',
+  tips: '/tips',
+  pricing: '/pricing',
+  about: '/about',
+  contact: '/contact',
+  login: '/login',
+  register: '/register',
+  forgotPassword: '/forgot-password',
+  resetPassword: '/reset-password',
+  payment: '/payment',
+  dashboard: '/dashboard',
+  admin: '/admin',
+} as const
+
+export type AppPath = (typeof paths)[keyof typeof paths]
+
+/** Public pages rendered to HTML at build time (and listed in the sitemap). */
+export const prerenderedPaths = [paths.home, paths.about, paths.tips, paths.pricing, paths.contact] as const
+
+/** Routes that own nested paths (e.g. /admin/users). */
+const sectionPaths: readonly string[] = [paths.dashboard, paths.admin]
+
+/** The base path of the JSON API. */
+export const API_BASE = '/discord/api'
+
+function normalize(pathname: string): string {
+  if (pathname.length > 1 && pathname.endsWith('/')) return pathname.slice(0, -1)
+  return pathname
+}
+
+function inSection(pathname: string, section: string): boolean {
+  return pathname === section || pathname.startsWith(`${section}/`)
+}
+
+/** True when the path is one of the web app's routes; anything else is answered with a 404 page. */
+export function isAppPath(pathname: string): boolean {
+  const path = normalize(pathname)
+  return (
+    (Object.values(paths) as string[]).includes(path) ||
+    sectionPaths.some((section) => inSection(path, section))
+  )
+}
+
+/** SPEC §2: the header shows on every route except the member and admin consoles. */
+export function showsHeader(pathname: string): boolean {
+  const path = normalize(pathname)
+  return !sectionPaths.some((section) => inSection(path, section))
+}
+
+const pathsWithoutFooter: readonly string[] = [
+  paths.login,
+  paths.register,
+  paths.forgotPassword,
+  paths.resetPassword,
+  paths.payment,
+]
+
+/** SPEC §2: the footer shows everywhere except the sign-in screens, payment and the consoles. */
+export function showsFooter(pathname: string): boolean {
+  const path = normalize(pathname)
+  return showsHeader(path) && !pathsWithoutFooter.includes(path)
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod'
+
+/** SPEC §5 tip rules, word for word. */
+export const tipMessages = {
+  amountMin: 'Tip amount must be at least $0.50',
+  amountInvalid: 'Enter an amount like 5 or 5.50',
+  amountMax: 'Tip amount must be $10,000 or less',
+  messageTooLong: 'Tip message must be 200 characters or less',
+  created: 'Failed to create tip payment intent',
+  createUnexpected: 'An unexpected error occurred while creating the tip',
+  stripeNotLoaded: 'Stripe has not loaded properly. Please refresh the page.',
+  cardMissing: 'Card element not found',
+  paymentFailed: 'Payment failed',
+  notSuccessful: 'Payment was not successful',
+  paymentUnexpected: 'An unexpected error occurred during payment',
+  success: 'Tip sent successfully! Thank you for your support! 🎉',
+} as const
+
+export const TIP_CURRENCIES = ['USD', 'EUR', 'GBP', 'CAD', 'AUD'] as const
+export const TIP_MIN = 0.5
+export const TIP_MAX = 10_000
+export const TIP_MESSAGE_MAX = 200
+/** SPEC §5: digits with up to 2 decimals. */
+export const TIP_AMOUNT_PATTERN = /^\d+(\.\d{1,2})?$/
+
+export const TipCreateSchema = z.object({
+  amount: z
+    .number({ error: tipMessages.amountInvalid })
+    .refine(
+      (value) => Number.isFinite(value) && TIP_AMOUNT_PATTERN.test(String(value)),
+      tipMessages.amountInvalid,
+    )
+    .refine((value) => value >= TIP_MIN, tipMessages.amountMin)
+    .refine((value) => value <= TIP_MAX, tipMessages.amountMax),
+  currency: z.enum(TIP_CURRENCIES, 'Choose USD, EUR, GBP, CAD or AUD').default('USD'),
+  message: z.string().trim().max(TIP_MESSAGE_MAX, tipMessages.messageTooLong).optional(),
+})
+export type TipCreate = z.infer<typeof TipCreateSchema>
+
+export const checkoutMessages = {
+  planNotFound: 'Selected plan not found',
+  intentFailed: 'Failed to create payment intent',
+  unexpected: 'An unexpected error occurred',
+  stripeMissing: 'Stripe Configuration Missing',
+  invalidSession: 'Invalid payment session',
+  selectPlan: 'Please select a plan to continue',
+  signInToPay: 'Please sign in to complete your payment',
+  stripeNotLoaded: 'Stripe has not loaded properly. Please refresh the page.',
+  paymentsUnavailable: 'Card payments are not available right now. Please try again later.',
+} as const
+
+export const CreateIntentSchema = z.object({
+  planId: z.string().trim().min(1, checkoutMessages.planNotFound).max(64),
+  currency: z.string().trim().toUpperCase().length(3).default('USD'),
+})
+
+export const ConfirmPaymentSchema = z.object({ paymentIntentId: z.string().trim().min(1).max(255) })
+
+export const PAYMENT_STATUSES = [
+  'pending',
+  'completed',
+  'failed',
+  'cancelled',
+  'refunded',
+  'partially_refunded',
+] as const
+export type PaymentStatusValue = (typeof PAYMENT_STATUSES)[number]
+
+/** Crypto through BTCPay Server (issue 7): the texts members see on both sides. */
+export const cryptoMessages = {
+  payWithCrypto: 'Pay with crypto',
+  unavailable: 'Crypto payments are not available right now. Please pay by card or try again later.',
+  startFailed: 'Could not start the crypto payment',
+  alreadyPaid: 'This plan is already paid for.',
+  awaiting: 'Waiting for your crypto payment.',
+  expired: 'The crypto invoice expired before it was paid in full.',
+  expiredUnderpaid: 'The crypto invoice expired underpaid; contact support about the amount you sent.',
+  invalid: 'The crypto payment was marked invalid.',
+  underpaid: 'Partly paid: send the rest before the invoice expires.',
+  processing: 'Payment received; waiting for network confirmations.',
+  replaced: 'Replaced by a new crypto invoice.',
+  paidWithCrypto: 'Paid with crypto instead.',
+  paidByCard: 'Paid by card instead.',
+} as const
+
+export const CreateCryptoSchema = z.object({
+  planId: z.string().trim().min(1, checkoutMessages.planNotFound).max(64),
+})
+export type CreateCrypto = z.infer<typeof CreateCryptoSchema>
+
+/** POST /payments/create-crypto answers where to pay, what and until when. */
+export const CryptoCheckoutSchema = z.object({
+  checkoutUrl: z.string().max(2048),
+  invoiceId: z.string().max(128),
+  paymentId: z.string().max(64),
+  amount: z.number(),
+  currency: z.string().max(8),
+  expiresAt: z.string().max(32),
+})
+export type CryptoCheckout = z.infer<typeof CryptoCheckoutSchema>
