@@ -1,0 +1,31 @@
+#!/usr/bin/env -S npx tsx
+import { startEmulator } from './server'
+
+const port = Number(process.env.EMULATOR_PORT ?? 4010)
+const emulator = await startEmulator({ port })
+console.log(`EdgeClub emulator listening at ${emulator.url}`)
+console.log(`  PRICE_FEED_URL=${emulator.priceFeedUrl}`)
+console.log(`  DISCORD_API_BASE=${emulator.url}/discord/api`)
+console.log(`  DISCORD_BOT_TOKEN=${emulator.discord.config.botToken}`)
+console.log(`  DISCORD_GUILD_ID=${emulator.discord.config.guildId}`)
+console.log(`  DISCORD_INVITE_CHANNEL_ID=${emulator.discord.config.inviteChannelId}`)
+console.log(`  DISCORD_ANNOUNCE_CHANNEL_ID=${emulator.discord.config.announceChannelId}`)
+console.log(`  DISCORD_MEMBER_ROLE_ID=${emulator.discord.config.memberRoleId}`)
+console.log(`  BTCPAY_URL=${emulator.url}/btcpay`)
+console.log(`  BTCPAY_API_KEY=${emulator.btcpay.apiKey}`)
+console.log(`  BTCPAY_STORE_ID=${emulator.btcpay.storeId}`)
+console.log(`  BTCPAY_WEBHOOK_SECRET=${emulator.btcpay.webhookSecret}`)
+console.log(
+  `  BTCPay webhook URL: ${emulator.btcpay.webhookUrl ?? `none yet, POST {"url": ...} to ${emulator.url}/_control/btcpay/webhook-url`}`,
+)
+console.log(`  STRIPE_API_BASE=${emulator.url}`)
+console.log(`  STRIPE_JS_URL=${emulator.url}/stripe-js/v3`)
+console.log(`  STRIPE_SECRET_KEY=${emulator.stripe.secretKey}`)
+console.log(`  STRIPE_PUBLISHABLE_KEY=${emulator.stripe.publishableKey}`)
+console.log(`  STRIPE_WEBHOOK_SECRET=${emulator.stripe.webhookSecret}`)
+console.log(
+  `  Stripe webhook URL: ${emulator.stripe.webhookUrl ?? `none yet, POST {"url": ...} to ${emulator.url}/_control/stripe/webhook-url`}`,
+)
+const stop = () => void emulator.close().then(() => process.exit(0))
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

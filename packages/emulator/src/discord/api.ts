@@ -1,0 +1,511 @@
+import type { APIEmbed, APIMessage, APIUser, MessageFlags } from 'discord-api-types/v10'
+import {
+  cannotMessageUser,
+  dmChannelAction,
+  emptyMessage,
+  FormValidator,
+  invalidRecipient,
+  missingAccess,
+  missingPermissions,
+  snowflakeFieldError,
+  unknownBan,
+  unknownChannel,
+  unknownGuild,
+  unknownMember,
+  unknownRole,
+  unknownUser,
+} from './errors'
+import { hasPermission } from './permissions'
+import { bucketHash } from './rate-limit'
+import { discordTimestamp, isSnowflake, snowflake } from './snowflake'
+import type { DiscordStore } from './state'
+
+/**
+ * The Discord REST v10 routes EdgeClub's bot uses. Handlers return the status and JSON Discord
+ * would, or throw DiscordError; auth, rate limits and logging wrap them in discord.ts.
+ */
+
+export interface ApiRequest {
+  params: Record<string, string>
+  query: URLSearchParams
+  body: Record<string, unknown>
+  /** Decoded X-Audit-Log-Reason. */
+  reason: string | null
+}
+
+export interface ApiResponse {
+  status: number
+  body?: unknown
+}
+
+export interface ApiRoute {
+  method: string
+  template: string
+  hash: string
+  pattern: RegExp
+  keys: string[]
+  handler: (request: ApiRequest) => ApiResponse
+}
+
+const ok = (body: unknown): ApiResponse => ({ status: 200, body })
+const noContent = (): ApiResponse => ({ status: 204 })
+
+function compile(method: string, template: string, handler: ApiRoute['handler']): ApiRoute {
+  const keys: string[] = []
+  const source = template
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      keys.push(segment.slice(1))
+      return '([^/]+)'
+    })
+    .join('/')
+  return {
+    method,
+    template,
+    hash: bucketHash(method, template),
+    pattern: new RegExp(`^${source}/?$`),
+    keys,
+    handler,
+  }
+}
+
+/** `channelId` → `channel_id`, the name Discord uses in its form errors. */
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+export function matchRoute(
+  routes: ApiRoute[],
+  method: string,
+  path: string,
+): { route: ApiRoute; params: Record<string, string> } | 'method-not-allowed' | undefined {
+  let pathMatched = false
+  for (const route of routes) {
+    const found = route.pattern.exec(path)
+    if (!found) continue
+    pathMatched = true
+    if (route.method !== method) continue
+    const params: Record<string, string> = {}
+    route.keys.forEach((key, index) => {
+      params[key] = decodeURIComponent(found[index + 1] ?? '')
+    })
+    return { route, params }
+  }
+  return pathMatched ? 'method-not-allowed' : undefined
+}
+
+/** Discord validates id path segments before anything else. */
+export function validateParams(params: Record<string, string>): void {
+  for (const [key, value] of Object.entries(params)) {
+    if (key.endsWith('Id') && !isSnowflake(value)) throw snowflakeFieldError(snakeCase(key), value)
+  }
+}
+
+function intField(
+  form: FormValidator,
+  body: Record<string, unknown>,
+  key: string,
+  range: { min: number; max: number; fallback: number },
+): number {
+  const raw = body[key]
+  if (raw === undefined || raw === null) return range.fallback
+  const value = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : raw
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    form.add([key], 'NUMBER_TYPE_COERCE', `Value "${String(raw)}" is not int.`)
+    return range.fallback
+  }
+  if (value < range.min)
+    form.add([key], 'NUMBER_TYPE_MIN', `int value should be greater than or equal to ${range.min}.`)
+  if (value > range.max)
+    form.add([key], 'NUMBER_TYPE_MAX', `int value should be less than or equal to ${range.max}.`)
+  return value
+}
+
+function boolField(form: FormValidator, body: Record<string, unknown>, key: string): boolean {
+  const raw = body[key]
+  if (raw === undefined || raw === null) return false
+  if (typeof raw !== 'boolean') {
+    form.add([key], 'BOOLEAN_TYPE_COERCE', `Value "${String(raw)}" is not bool.`)
+    return false
+  }
+  return raw
+}
+
+function maxLength(form: FormValidator, path: (string | number)[], value: unknown, max: number): number {
+  if (value === undefined || value === null) return 0
+  if (typeof value !== 'string') {
+    form.add(path, 'STRING_TYPE_CONVERT', 'Could not interpret value as string.')
+    return 0
+  }
+  if (value.length > max) form.add(path, 'BASE_TYPE_MAX_LENGTH', `Must be ${max} or fewer in length.`)
+  return value.length
+}
+
+/** Discord's embed limits: per field, 25 fields, 10 embeds, 6000 characters across all of them. */
+function validateEmbeds(form: FormValidator, raw: unknown): APIEmbed[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw)) {
+    form.add(['embeds'], 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType')
+    return []
+  }
+  if (raw.length > 10) form.add(['embeds'], 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.')
+  let total = 0
+  raw.forEach((embed: Record<string, unknown>, index) => {
+    const at = (...rest: (string | number)[]) => ['embeds', index, ...rest]
+    total += maxLength(form, at('title'), embed.title, 256)
+    total += maxLength(form, at('description'), embed.description, 4096)
+    const footer = embed.footer as Record<string, unknown> | undefined
+    total += maxLength(form, at('footer', 'text'), footer?.text, 2048)
+    const author = embed.author as Record<string, unknown> | undefined
+    total += maxLength(form, at('author', 'name'), author?.name, 256)
+    const fields = Array.isArray(embed.fields) ? (embed.fields as Record<string, unknown>[]) : []
+    if (fields.length > 25) form.add(at('fields'), 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.')
+    fields.forEach((field, fieldIndex) => {
+      total += maxLength(form, at('fields', fieldIndex, 'name'), field.name, 256)
+      total += maxLength(form, at('fields', fieldIndex, 'value'), field.value, 1024)
+    })
+  })
+  if (total > 6000) form.add(['embeds'], 'MAX_EMBED_SIZE_EXCEEDED', 'Embed size exceeds maximum size of 6000')
+  return (raw as APIEmbed[]).map((embed) => ({ type: 'rich' as APIEmbed['type'], ...embed }))
+}
+
+interface AllowedMentions {
+  parse: Set<string>
+  users: string[]
+  roles: string[]
+  /** No allowed_mentions at all: Discord parses every mention in the content. */
+  all: boolean
+}
+
+function validateAllowedMentions(form: FormValidator, raw: unknown): AllowedMentions {
+  if (raw === undefined || raw === null) return { parse: new Set(), users: [], roles: [], all: true }
+  const value = raw as Record<string, unknown>
+  const parse = Array.isArray(value.parse) ? (value.parse as unknown[]).map(String) : []
+  const users = Array.isArray(value.users) ? (value.users as unknown[]).map(String) : []
+  const roles = Array.isArray(value.roles) ? (value.roles as unknown[]).map(String) : []
+  parse.forEach((entry, index) => {
+    if (!['everyone', 'roles', 'users'].includes(entry)) {
+      form.add(
+        ['allowed_mentions', 'parse', index],
+        'ENUM_TYPE_COERCE',
+        `Value "${entry}" is not a valid enum value.`,
+      )
+    }
+  })
+  if (parse.includes('users') && users.length > 0) {
+    form.add(
+      ['allowed_mentions'],
+      'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE',
+      'parse:["users"] and users: [ids...] are mutually exclusive.',
+    )
+  }
+  if (parse.includes('roles') && roles.length > 0) {
+    form.add(
+      ['allowed_mentions'],
+      'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE',
+      'parse:["roles"] and roles: [ids...] are mutually exclusive.',
+    )
+  }
+  return { parse: new Set(parse), users, roles, all: false }
+}
+
+export function createApi(store: DiscordStore): ApiRoute[] {
+  const config = store.config
+
+  const requireGuild = (guildId: string | undefined) => {
+    if (guildId !== config.guildId) throw unknownGuild()
+  }
+
+  const publicUser = (account: APIUser): APIUser => ({ ...account })
+
+  const routes: ApiRoute[] = [
+    // ---- users --------------------------------------------------------------------------------
+    compile('GET', '/users/@me', () =>
+      ok({
+        ...publicUser(store.botUser),
+        mfa_enabled: false,
+        locale: 'en-US',
+        premium_type: 0,
+        email: null,
+        verified: true,
+      }),
+    ),
+    compile('POST', '/users/@me/channels', ({ body }) => {
+      const recipientId = body.recipient_id
+      if (recipientId === undefined || recipientId === null) {
+        const form = new FormValidator()
+        form.add(['recipient_id'], 'BASE_TYPE_REQUIRED', 'This field is required')
+        form.throwIfAny()
+      }
+      if (typeof recipientId !== 'string' || !isSnowflake(recipientId)) {
+        throw snowflakeFieldError('recipient_id', String(recipientId))
+      }
+      if (!store.users.has(recipientId) || recipientId === config.botUserId) throw invalidRecipient()
+      return ok({ ...store.dmChannelFor(recipientId) })
+    }),
+    compile('GET', '/users/:userId', ({ params }) => {
+      const account = store.users.get(params.userId ?? '')
+      if (!account) throw unknownUser()
+      return ok(publicUser(account))
+    }),
+
+    // ---- guild --------------------------------------------------------------------------------
+    compile('GET', '/guilds/:guildId', ({ params, query }) => {
+      requireGuild(params.guildId)
+      return ok(store.guild(query.get('with_counts') === 'true'))
+    }),
+    compile('GET', '/guilds/:guildId/roles', ({ params }) => {
+      requireGuild(params.guildId)
+      return ok(store.sortedRoles())
+    }),
+    compile('GET', '/guilds/:guildId/channels', ({ params }) => {
+      requireGuild(params.guildId)
+      return ok([...store.channels.values()].map((channel) => ({ ...channel })))
+    }),
+    compile('GET', '/guilds/:guildId/invites', ({ params }) => {
+      requireGuild(params.guildId)
+      store.requirePermission('MANAGE_GUILD')
+      return ok(store.activeInvites(() => true).map((invite) => store.extendedInviteObject(invite)))
+    }),
+
+    // ---- channels and invites -----------------------------------------------------------------
+    compile('GET', '/channels/:channelId', ({ params }) => {
+      const channel = store.channelObject(params.channelId ?? '')
+      if (!channel) throw unknownChannel()
+      return ok(channel)
+    }),
+    compile('POST', '/channels/:channelId/invites', ({ params, body }) => {
+      const channelId = params.channelId ?? ''
+      if (!store.channels.has(channelId)) {
+        if (store.dmRecipient(channelId)) throw dmChannelAction()
+        throw unknownChannel()
+      }
+      const form = new FormValidator()
+      const maxAge = intField(form, body, 'max_age', { min: 0, max: 604_800, fallback: 86_400 })
+      const maxUses = intField(form, body, 'max_uses', { min: 0, max: 100, fallback: 0 })
+      const temporary = boolField(form, body, 'temporary')
+      const unique = boolField(form, body, 'unique')
+      form.throwIfAny()
+      store.requirePermission('CREATE_INSTANT_INVITE')
+      const { invite } = store.createInvite(channelId, { maxAge, maxUses, temporary, unique })
+      return ok(store.extendedInviteObject(invite))
+    }),
+    compile('GET', '/channels/:channelId/invites', ({ params }) => {
+      const channelId = params.channelId ?? ''
+      if (!store.channels.has(channelId)) {
+        if (store.dmRecipient(channelId)) throw dmChannelAction()
+        throw unknownChannel()
+      }
+      store.requirePermission('MANAGE_CHANNELS')
+      return ok(
+        store
+          .activeInvites((invite) => invite.channelId === channelId)
+          .map((invite) => store.extendedInviteObject(invite)),
+      )
+    }),
+    compile('GET', '/invites/:code', ({ params, query }) => {
+      const invite = store.usableInvite(params.code ?? '')
+      // expires_at is always sent now; with_expiration is accepted for older clients.
+      return ok(store.inviteObject(invite, query.get('with_counts') === 'true'))
+    }),
+    compile('DELETE', '/invites/:code', ({ params }) => {
+      const invite = store.usableInvite(params.code ?? '')
+      // Discord: MANAGE_CHANNELS on the invite's channel, or MANAGE_GUILD for any invite.
+      const granted = store.botPermissions()
+      if (!hasPermission(granted, 'MANAGE_CHANNELS') && !hasPermission(granted, 'MANAGE_GUILD')) {
+        throw missingPermissions()
+      }
+      invite.status = 'revoked'
+      return ok(store.inviteObject(invite, false))
+    }),
+
+    // ---- members ------------------------------------------------------------------------------
+    compile('GET', '/guilds/:guildId/members/search', ({ params, query }) => {
+      requireGuild(params.guildId)
+      const form = new FormValidator()
+      const search = query.get('query')
+      if (search === null) form.add(['query'], 'BASE_TYPE_REQUIRED', 'This field is required')
+      else maxLength(form, ['query'], search, 100)
+      const limit = intField(form, { limit: query.get('limit') ?? undefined }, 'limit', {
+        min: 1,
+        max: 1000,
+        fallback: 1,
+      })
+      form.throwIfAny()
+      return ok(store.searchMembers(search ?? '', limit))
+    }),
+    compile('GET', '/guilds/:guildId/members/:userId', ({ params }) => {
+      requireGuild(params.guildId)
+      return ok(store.memberObject(params.userId ?? ''))
+    }),
+    compile('DELETE', '/guilds/:guildId/members/:userId', ({ params }) => {
+      requireGuild(params.guildId)
+      const userId = params.userId ?? ''
+      store.requirePermission('KICK_MEMBERS')
+      if (!store.members.has(userId)) throw unknownMember()
+      store.requireAbove(userId)
+      store.members.delete(userId)
+      return noContent()
+    }),
+    compile('PUT', '/guilds/:guildId/members/:userId/roles/:roleId', ({ params }) => {
+      const { member, roleId } = roleChange(params)
+      if (roleId !== config.guildId && !member.roles.includes(roleId)) member.roles.push(roleId)
+      return noContent()
+    }),
+    compile('DELETE', '/guilds/:guildId/members/:userId/roles/:roleId', ({ params }) => {
+      const { member, roleId } = roleChange(params)
+      member.roles = member.roles.filter((entry) => entry !== roleId)
+      return noContent()
+    }),
+
+    // ---- bans ---------------------------------------------------------------------------------
+    compile('GET', '/guilds/:guildId/bans/:userId', ({ params }) => {
+      requireGuild(params.guildId)
+      store.requirePermission('BAN_MEMBERS')
+      const ban = store.bans.get(params.userId ?? '')
+      if (!ban) throw unknownBan()
+      return ok({ reason: ban.reason, user: publicUser(store.userOrPlaceholder(ban.userId)) })
+    }),
+    compile('PUT', '/guilds/:guildId/bans/:userId', ({ params, body, reason }) => {
+      requireGuild(params.guildId)
+      const userId = params.userId ?? ''
+      const form = new FormValidator()
+      const days = intField(form, body, 'delete_message_days', { min: 0, max: 7, fallback: 0 })
+      const deleteSeconds = intField(form, body, 'delete_message_seconds', {
+        min: 0,
+        max: 604_800,
+        fallback: days * 86_400,
+      })
+      form.throwIfAny()
+      store.requirePermission('BAN_MEMBERS')
+      if (userId === config.botUserId || userId === config.ownerUserId) throw missingPermissions()
+      if (store.members.has(userId)) store.requireAbove(userId)
+      store.members.delete(userId)
+      store.userOrPlaceholder(userId)
+      // Banning someone already banned succeeds without changing the ban.
+      if (!store.bans.has(userId)) {
+        store.bans.set(userId, { userId, reason, deleteMessageSeconds: deleteSeconds, bannedAt: store.now() })
+      }
+      return noContent()
+    }),
+    compile('DELETE', '/guilds/:guildId/bans/:userId', ({ params }) => {
+      requireGuild(params.guildId)
+      store.requirePermission('BAN_MEMBERS')
+      if (!store.bans.delete(params.userId ?? '')) throw unknownBan()
+      return noContent()
+    }),
+
+    // ---- messages -----------------------------------------------------------------------------
+    compile('GET', '/channels/:channelId/messages', ({ params, query }) => {
+      const channelId = params.channelId ?? ''
+      if (!store.channelObject(channelId)) throw unknownChannel()
+      if (store.channels.has(channelId)) {
+        const granted = store.botPermissions()
+        if (!hasPermission(granted, 'VIEW_CHANNEL')) throw missingAccess()
+        if (!hasPermission(granted, 'READ_MESSAGE_HISTORY')) return ok([])
+      }
+      const form = new FormValidator()
+      const limit = intField(form, { limit: query.get('limit') ?? undefined }, 'limit', {
+        min: 1,
+        max: 100,
+        fallback: 50,
+      })
+      form.throwIfAny()
+      // Newest first, as Discord lists them.
+      return ok([...(store.messages.get(channelId) ?? [])].reverse().slice(0, limit))
+    }),
+    compile('POST', '/channels/:channelId/messages', ({ params, body }) => {
+      const channelId = params.channelId ?? ''
+      const recipientId = store.dmRecipient(channelId)
+      const guildChannel = store.channels.get(channelId)
+      if (!guildChannel && !recipientId) throw unknownChannel()
+
+      const form = new FormValidator()
+      const contentLength = maxLength(form, ['content'], body.content, 2000)
+      const embeds = validateEmbeds(form, body.embeds)
+      const allowed = validateAllowedMentions(form, body.allowed_mentions)
+      form.throwIfAny()
+      if (contentLength === 0 && embeds.length === 0) throw emptyMessage()
+
+      if (guildChannel) {
+        const granted = store.botPermissions()
+        if (!hasPermission(granted, 'VIEW_CHANNEL')) throw missingAccess()
+        if (!hasPermission(granted, 'SEND_MESSAGES')) throw missingPermissions()
+      } else if (recipientId && (!store.members.has(recipientId) || store.dmsClosed.has(recipientId))) {
+        // No mutual server any more, or DMs from server members turned off.
+        throw cannotMessageUser()
+      }
+
+      const content = typeof body.content === 'string' ? body.content : ''
+      const message = buildMessage(channelId, content, embeds, allowed, body, Boolean(guildChannel))
+      store.pushMessage(channelId, message)
+      return ok(message)
+    }),
+  ]
+
+  function roleChange(params: Record<string, string>) {
+    requireGuild(params.guildId)
+    const userId = params.userId ?? ''
+    const roleId = params.roleId ?? ''
+    store.requirePermission('MANAGE_ROLES')
+    const member = store.members.get(userId)
+    if (!member) throw unknownMember()
+    const target = store.findRole(roleId)
+    if (!target) throw unknownRole()
+    // Only roles strictly below the bot's highest role, and never integration-managed ones.
+    if (target.managed || target.position >= store.highestPosition(config.botUserId))
+      throw missingPermissions()
+    return { member, roleId }
+  }
+
+  function buildMessage(
+    channelId: string,
+    content: string,
+    embeds: APIEmbed[],
+    allowed: AllowedMentions,
+    body: Record<string, unknown>,
+    inGuild: boolean,
+  ): APIMessage {
+    const userIds = [...content.matchAll(/<@!?(\d{17,20})>/g)].map((match) => match[1] ?? '')
+    const roleIds = [...content.matchAll(/<@&(\d{17,20})>/g)].map((match) => match[1] ?? '')
+    const mentions = [...new Set(userIds)]
+      .filter((id) => allowed.all || allowed.parse.has('users') || allowed.users.includes(id))
+      .map((id) => store.users.get(id))
+      .filter((account): account is APIUser => account !== undefined)
+      .map(publicUser)
+    const mentionRoles = inGuild
+      ? [...new Set(roleIds)].filter(
+          (id) =>
+            store.findRole(id) && (allowed.all || allowed.parse.has('roles') || allowed.roles.includes(id)),
+        )
+      : []
+    const everyoneAllowed = allowed.all || allowed.parse.has('everyone')
+    const mentionEveryone =
+      inGuild &&
+      everyoneAllowed &&
+      /@(everyone|here)\b/.test(content) &&
+      hasPermission(store.botPermissions(), 'MENTION_EVERYONE')
+    const now = store.now()
+    const message: APIMessage = {
+      type: 0,
+      content,
+      mentions,
+      mention_roles: mentionRoles,
+      attachments: [],
+      embeds,
+      timestamp: discordTimestamp(now),
+      edited_timestamp: null,
+      flags: (typeof body.flags === 'number' ? body.flags : 0) as MessageFlags,
+      components: [],
+      id: snowflake(now),
+      channel_id: channelId,
+      author: publicUser(store.botUser),
+      pinned: false,
+      mention_everyone: mentionEveryone,
+      tts: false,
+    }
+    if (typeof body.nonce === 'string' || typeof body.nonce === 'number') message.nonce = body.nonce
+    return message
+  }
+
+  return routes
+}

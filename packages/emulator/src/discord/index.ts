@@ -1,0 +1,5 @@
+export { type DiscordControl, type DiscordEmulatorOptions, mountDiscord } from './discord'
+export { DiscordError, type DiscordErrorBody } from './errors'
+export type { PermissionName } from './permissions'
+export type { DiscordFault, RateLimitOptions } from './rate-limit'
+export type { AddMemberInput, DiscordConfig, DiscordState, JoinInput, LogEntry } from './state'

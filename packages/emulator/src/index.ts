@@ -1,0 +1,1 @@
+export { type Emulator, type EmulatorOptions, startEmulator } from './server'

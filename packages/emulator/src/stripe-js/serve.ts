@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs'
+import { type Router, sendText } from '../http'
+import { originOf, type StripeApi } from '../stripe/api'
+import { invalidRequest } from '../stripe/errors'
+import { parseForm } from '../stripe/form'
+import { type Payments, publishableView } from '../stripe/payments'
+
+/**
+ * Serves the fake Stripe.js and the 3-D Secure steps it (or a redirect) goes through. The script's
+ * API base is the origin it was requested from, so it works both from STRIPE_JS_URL and when a test
+ * routes https://js.stripe.com to the emulator.
+ */
+
+const SCRIPT_URL = new URL('./stripe-v3.js', import.meta.url)
+const API_BASE_PLACEHOLDER = "'__EMULATOR_API_BASE__'"
+
+export function mountStripeJs(router: Router, api: StripeApi, payments: Payments): void {
+  const serveScript = ({
+    req,
+    res,
+  }: {
+    req: Parameters<typeof originOf>[0]
+    res: Parameters<typeof sendText>[0]
+  }) => {
+    // Read on every request so a running dev emulator picks up edits to the script.
+    const source = readFileSync(SCRIPT_URL, 'utf8').replace(
+      API_BASE_PLACEHOLDER,
+      JSON.stringify(originOf(req)),
+    )
+    sendText(res, 200, source, 'application/javascript; charset=utf-8', { 'cache-control': 'no-store' })
+  }
+  router.on('GET', '/stripe-js/v3', serveScript)
+  // @stripe/stripe-js v10 loads https://js.stripe.com/endive/stripe.js.
+  router.on('GET', '/stripe-js/endive/stripe.js', serveScript)
+  router.on('GET', '/stripe-js/v3/stripe.js', serveScript)
+
+  // Stripe.js finishing (or failing) 3-D Secure for the customer who answered the in-page dialog.
+  api.post(
+    '/stripe-js/3ds/:id',
+    (r) => {
+      const pi = payments.paymentIntent(r.path.id ?? '')
+      payments.checkClientSecret(pi, r.params, 'publishable')
+      const result = r.params.oneOf('result', ['success', 'failure'] as const)
+      if (!result) throw invalidRequest('Missing required param: result.', { param: 'result' })
+      r.params.rejectUnknown()
+      payments.authenticate(pi, result === 'success')
+      return r.auth === 'secret' ? r.render(pi) : publishableView(r.render(pi))
+    },
+    { publishable: true },
+  )
+
+  // The page a `redirect_to_url` next action (server-side confirm with return_url) sends the customer to.
+  router.on('GET', '/stripe-js/3ds/:id', ({ res, url, params }) => {
+    const id = params.id ?? ''
+    const secret = url.searchParams.get('client_secret') ?? ''
+    const returnUrl = url.searchParams.get('return_url') ?? ''
+    const field = (name: string, value: string) =>
+      `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`
+    const form = (result: string, label: string) =>
+      `<form method="post" action="/stripe-js/3ds/${encodeURIComponent(id)}/redirect">${field('client_secret', secret)}${field('return_url', returnUrl)}${field('result', result)}<button type="submit">${label}</button></form>`
+    sendText(
+      res,
+      200,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authenticate your payment</title></head><body><main><h1>Authenticate your payment</h1><p>EdgeClub's Stripe emulator: test 3-D Secure for ${escapeHtml(id)}.</p>${form('success', 'Complete authentication')}${form('failure', 'Fail authentication')}</main></body></html>`,
+      'text/html; charset=utf-8',
+    )
+  })
+  router.on('POST', '/stripe-js/3ds/:id/redirect', ({ res, rawBody, params }) => {
+    const form = parseForm(rawBody.toString('utf8'))
+    const text = (key: string) => (typeof form[key] === 'string' ? (form[key] as string) : '')
+    let status = 'failed'
+    try {
+      const pi = payments.paymentIntent(params.id ?? '')
+      if (text('client_secret') !== pi.client_secret) throw new Error('client_secret mismatch')
+      if (pi.status === 'requires_action') payments.authenticate(pi, text('result') === 'success')
+      status = pi.status === 'succeeded' ? 'succeeded' : 'failed'
+    } catch (error) {
+      return sendText(
+        res,
+        400,
+        error instanceof Error ? error.message : String(error),
+        'text/plain; charset=utf-8',
+      )
+    }
+    const returnUrl = text('return_url')
+    if (!returnUrl) {
+      return sendText(
+        res,
+        200,
+        `Authentication ${status}. You can close this window.`,
+        'text/plain; charset=utf-8',
+      )
+    }
+    const target = new URL(returnUrl)
+    target.searchParams.set('payment_intent', params.id ?? '')
+    target.searchParams.set('payment_intent_client_secret', text('client_secret'))
+    target.searchParams.set('redirect_status', status)
+    res.writeHead(303, { location: target.toString(), 'content-length': '0' })
+    res.end()
+  })
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}
