@@ -1,0 +1,27 @@
+import { type Kysely, type Migration, Migrator } from 'kysely'
+import * as plansAndContact from './migrations/2026-11-22-01-plans-and-contact'
+import * as accounts from './migrations/2026-11-22-02-accounts'
+import * as payments from './migrations/2026-11-22-03-payments'
+import * as adminAndCommunity from './migrations/2026-11-22-04-admin-and-community'
+import * as crypto from './migrations/2026-11-22-05-crypto'
+
+/** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
+const migrations: Record<string, Migration> = {
+  '2026-11-22-01-plans-and-contact': plansAndContact,
+  '2026-11-22-02-accounts': accounts,
+  '2026-11-22-03-payments': payments,
+  '2026-11-22-04-admin-and-community': adminAndCommunity,
+  '2026-11-22-05-crypto': crypto,
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((result) => result.status === 'Error')
+  if (error || failed) {
+    const name = failed ? ` (${failed.migrationName})` : ''
+    throw new Error(
+      `Database migration failed${name}: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+}

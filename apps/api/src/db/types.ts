@@ -1,0 +1,230 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+/** Row types of the database. Migrations are the source of truth; keep these in step with them. */
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>
+/** A timestamp column with a database default (now()). */
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>
+/** jsonb columns are written as JSON text (pg would send a JS array as a PostgreSQL array). */
+type Json<T> = ColumnType<T, string, string>
+
+export interface PlansTable {
+  id: Generated<string>
+  name: string
+  slug: string
+  description: string
+  price_minor: number
+  currency: string
+  interval: 'week' | 'month' | 'year' | 'lifetime'
+  interval_count: number
+  features: Json<string[]>
+  is_popular: boolean
+  sort_order: number
+  is_active: Generated<boolean>
+  archived_at: Timestamp | null
+  stripe_product_id: string | null
+  stripe_price_id: string | null
+  created_at: DefaultTimestamp
+  updated_at: DefaultTimestamp
+}
+export type PlanRow = Selectable<PlansTable>
+export type NewPlanRow = Insertable<PlansTable>
+export type PlanUpdate = Updateable<PlansTable>
+
+export interface ContactMessagesTable {
+  id: Generated<string>
+  name: string
+  email: string
+  subject: string
+  message: string
+  ip: string | null
+  created_at: DefaultTimestamp
+  emailed_at: Timestamp | null
+}
+
+export interface UsersTable {
+  id: Generated<string>
+  email: string
+  email_normalized: string
+  password_hash: string
+  first_name: string
+  last_name: string
+  discord_username: string
+  trading_interests: string | null
+  email_updates: Generated<boolean>
+  agreed_terms_at: Timestamp | null
+  age_confirmed_at: Timestamp | null
+  role: Generated<'member' | 'admin'>
+  disabled_at: Timestamp | null
+  password_changed_at: Timestamp | null
+  stripe_customer_id: string | null
+  created_at: DefaultTimestamp
+  updated_at: DefaultTimestamp
+}
+export type UserRow = Selectable<UsersTable>
+
+export interface SessionsTable {
+  id: Generated<string>
+  user_id: string
+  remember: boolean
+  user_agent: string | null
+  ip: string | null
+  created_at: DefaultTimestamp
+  last_used_at: DefaultTimestamp
+  revoked_at: Timestamp | null
+  revoke_reason: string | null
+}
+
+export interface RefreshTokensTable {
+  id: Generated<string>
+  session_id: string
+  token_hash: string
+  expires_at: Timestamp
+  used_at: Timestamp | null
+  created_at: DefaultTimestamp
+}
+
+export interface PasswordResetsTable {
+  id: Generated<string>
+  user_id: string
+  token_hash: string
+  expires_at: Timestamp
+  used_at: Timestamp | null
+  created_at: DefaultTimestamp
+}
+
+export interface LoginFailuresTable {
+  id: Generated<string>
+  email_normalized: string
+  ip: string | null
+  created_at: DefaultTimestamp
+}
+
+export type PaymentKind = 'subscription' | 'renewal' | 'lifetime' | 'tip' | 'grant'
+export type PaymentProvider = 'stripe' | 'crypto' | 'admin'
+export type PaymentStatus =
+  | 'pending'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'refunded'
+  | 'partially_refunded'
+
+export interface PaymentsTable {
+  id: Generated<string>
+  user_id: string
+  plan_id: string | null
+  kind: PaymentKind
+  provider: Generated<PaymentProvider>
+  status: PaymentStatus
+  amount_minor: number
+  amount_refunded_minor: Generated<number>
+  currency: string
+  message: string | null
+  failure_message: string | null
+  stripe_payment_intent_id: string | null
+  stripe_client_secret: string | null
+  stripe_invoice_id: string | null
+  stripe_subscription_id: string | null
+  stripe_charge_id: string | null
+  btcpay_invoice_id: string | null
+  checkout_url: string | null
+  expires_at: Timestamp | null
+  created_at: DefaultTimestamp
+  updated_at: DefaultTimestamp
+  completed_at: Timestamp | null
+}
+export type PaymentRow = Selectable<PaymentsTable>
+
+export type SubscriptionStatus = 'active' | 'past_due' | 'cancelled' | 'expired'
+
+export interface SubscriptionsTable {
+  id: Generated<string>
+  user_id: string
+  plan_id: string
+  provider: PaymentProvider
+  status: SubscriptionStatus
+  start_date: Timestamp
+  end_date: Timestamp | null
+  grace_until: Timestamp | null
+  cancel_at_period_end: Generated<boolean>
+  cancelled_at: Timestamp | null
+  ended_at: Timestamp | null
+  stripe_subscription_id: string | null
+  renewal_reminder_for: Timestamp | null
+  created_at: DefaultTimestamp
+  updated_at: DefaultTimestamp
+}
+export type SubscriptionRow = Selectable<SubscriptionsTable>
+
+export interface SubscriptionPeriodsTable {
+  id: Generated<string>
+  subscription_id: string
+  payment_id: string
+  start_date: Timestamp
+  end_date: Timestamp | null
+  created_at: DefaultTimestamp
+}
+
+export interface WebhookEventsTable {
+  id: string
+  provider: string
+  type: string
+  received_at: DefaultTimestamp
+  processed_at: Timestamp | null
+  attempts: Generated<number>
+  last_error: string | null
+}
+
+export interface AuditLogTable {
+  id: Generated<string>
+  actor_id: string | null
+  actor_email: string | null
+  action: string
+  target_type: string
+  target_id: string | null
+  outcome: 'success' | 'failure'
+  details: Json<Record<string, unknown>>
+  created_at: DefaultTimestamp
+}
+
+export type DiscordLinkState = 'unlinked' | 'invited' | 'joined' | 'removed' | 'kicked' | 'banned'
+
+export interface DiscordLinksTable {
+  user_id: string
+  discord_user_id: string | null
+  state: Generated<DiscordLinkState>
+  role_granted: Generated<boolean>
+  banned_at: Timestamp | null
+  last_synced_at: Timestamp | null
+  last_error: string | null
+  updated_at: DefaultTimestamp
+}
+export type DiscordLinkRow = Selectable<DiscordLinksTable>
+
+export interface DiscordInvitesTable {
+  id: Generated<string>
+  user_id: string
+  code: string
+  max_uses: number
+  expires_at: Timestamp
+  revoked_at: Timestamp | null
+  created_at: DefaultTimestamp
+}
+
+export interface DB {
+  audit_log: AuditLogTable
+  discord_links: DiscordLinksTable
+  discord_invites: DiscordInvitesTable
+  payments: PaymentsTable
+  subscriptions: SubscriptionsTable
+  subscription_periods: SubscriptionPeriodsTable
+  webhook_events: WebhookEventsTable
+  plans: PlansTable
+  contact_messages: ContactMessagesTable
+  users: UsersTable
+  sessions: SessionsTable
+  refresh_tokens: RefreshTokensTable
+  password_resets: PasswordResetsTable
+  login_failures: LoginFailuresTable
+}

@@ -1,0 +1,86 @@
+import { DiscordAPIError, REST } from '@discordjs/rest'
+import {
+  type APIChannel,
+  type APIGuild,
+  type APIGuildMember,
+  type APIInvite,
+  type APIMessage,
+  type APIRole,
+  type APIUser,
+  Routes,
+} from 'discord-api-types/v10'
+
+/**
+ * Discord's REST API v10 through the official @discordjs/rest client, which waits out rate limits
+ * (429 with Retry-After) and retries 5xx itself. DISCORD_API_BASE points it elsewhere (the emulator).
+ */
+
+export interface DiscordSettings {
+  botToken: string
+  guildId: string
+  inviteChannelId: string | undefined
+  memberRoleId: string | undefined
+  announceChannelId: string | undefined
+  apiBase: string | undefined
+}
+
+/** Discord's own "not found" codes: unknown invite, member, ban, user. */
+const NOT_FOUND_CODES = new Set([10006, 10007, 10013, 10026])
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof DiscordAPIError && (error.status === 404 || NOT_FOUND_CODES.has(Number(error.code)))
+}
+
+/** 50013 Missing Permissions (e.g. deleting invites needs Manage Channels, which the bot may lack). */
+export function isMissingPermissions(error: unknown): boolean {
+  return error instanceof DiscordAPIError && Number(error.code) === 50013
+}
+
+export function createDiscordClient(settings: DiscordSettings) {
+  const rest = new REST({
+    version: '10',
+    retries: 3,
+    timeout: 15_000,
+    ...(settings.apiBase ? { api: settings.apiBase } : {}),
+  }).setToken(settings.botToken)
+  const { guildId } = settings
+
+  return {
+    settings,
+    botUser: () => rest.get(Routes.user('@me')) as Promise<APIUser>,
+    guild: () => rest.get(Routes.guild(guildId)) as Promise<APIGuild>,
+    roles: () => rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+    channel: (channelId: string) => rest.get(Routes.channel(channelId)) as Promise<APIChannel>,
+
+    createInvite: (channelId: string, options: { maxAgeSeconds: number; reason: string }) =>
+      rest.post(Routes.channelInvites(channelId), {
+        body: { max_age: options.maxAgeSeconds, max_uses: 1, unique: true, temporary: false },
+        reason: options.reason,
+      }) as Promise<APIInvite>,
+    getInvite: (code: string) =>
+      rest.get(Routes.invite(code), {
+        query: new URLSearchParams({ with_expiration: 'true' }),
+      }) as Promise<APIInvite>,
+    deleteInvite: (code: string, reason: string) => rest.delete(Routes.invite(code), { reason }),
+
+    /** Guild members whose username starts with the query (Discord's search), up to `limit`. */
+    searchMembers: (query: string, limit = 10) =>
+      rest.get(Routes.guildMembersSearch(guildId), {
+        query: new URLSearchParams({ query, limit: String(limit) }),
+      }) as Promise<APIGuildMember[]>,
+    getMember: (userId: string) => rest.get(Routes.guildMember(guildId, userId)) as Promise<APIGuildMember>,
+    addRole: (userId: string, roleId: string, reason: string) =>
+      rest.put(Routes.guildMemberRole(guildId, userId, roleId), { reason }),
+    removeRole: (userId: string, roleId: string, reason: string) =>
+      rest.delete(Routes.guildMemberRole(guildId, userId, roleId), { reason }),
+    kick: (userId: string, reason: string) => rest.delete(Routes.guildMember(guildId, userId), { reason }),
+    ban: (userId: string, reason: string) =>
+      rest.put(Routes.guildBan(guildId, userId), { body: { delete_message_seconds: 0 }, reason }),
+    unban: (userId: string, reason: string) => rest.delete(Routes.guildBan(guildId, userId), { reason }),
+    sendMessage: (channelId: string, content: string) =>
+      rest.post(Routes.channelMessages(channelId), {
+        body: { content, allowed_mentions: { parse: [] } },
+      }) as Promise<APIMessage>,
+  }
+}
+export type DiscordClient = ReturnType<typeof createDiscordClient>

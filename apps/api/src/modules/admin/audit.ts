@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+import type { DB } from '../../db/types'
+
+export interface AuditEntry {
+  actor: { id: string; email: string } | null
+  action: string
+  targetType: string
+  targetId: string | null
+  outcome: 'success' | 'failure'
+  details?: Record<string, unknown>
+}
+
+/** The audit log: every admin action, readable at GET /admin/audit. */
+export function createAudit(db: Kysely<DB>) {
+  return {
+    async record(entry: AuditEntry): Promise<void> {
+      await db
+        .insertInto('audit_log')
+        .values({
+          actor_id: entry.actor?.id ?? null,
+          actor_email: entry.actor?.email ?? null,
+          action: entry.action,
+          target_type: entry.targetType,
+          target_id: entry.targetId,
+          outcome: entry.outcome,
+          details: JSON.stringify(entry.details ?? {}),
+        })
+        .execute()
+    },
+
+    async list(query: { page: number; limit: number; search?: string; targetId?: string }) {
+      let base = db.selectFrom('audit_log')
+      if (query.targetId) base = base.where('target_id', '=', query.targetId)
+      if (query.search) {
+        const term = `%${query.search.toLowerCase()}%`
+        base = base.where((eb) =>
+          eb.or([
+            eb(sql`lower(action)`, 'like', term),
+            eb(sql`lower(coalesce(actor_email, ''))`, 'like', term),
+            eb(sql`lower(coalesce(target_id, ''))`, 'like', term),
+          ]),
+        )
+      }
+      const [rows, total] = await Promise.all([
+        base
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+      ])
+      return {
+        rows: rows.map((row) => ({
+          id: row.id,
+          actor: row.actor_id ? { id: row.actor_id, email: row.actor_email ?? '' } : null,
+          action: row.action,
+          targetType: row.target_type,
+          targetId: row.target_id,
+          outcome: row.outcome,
+          details: row.details,
+          createdAt: new Date(row.created_at).toISOString(),
+        })),
+        total: Number(total.count),
+      }
+    },
+  }
+}
+export type Audit = ReturnType<typeof createAudit>

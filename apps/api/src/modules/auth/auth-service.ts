@@ -1,0 +1,292 @@
+import { authMessages, type PublicUser, type RegisterRequest, type UpdateProfile } from '@edgeclub/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import type { UserRow } from '../../db/types'
+import type { Mailer } from '../../integrations/mail/mailer'
+import type { EmailQueue } from '../../jobs/email'
+import { addMs, type Clock, DAY, HOUR, MINUTE } from '../../lib/clock'
+import { randomToken, sha256 } from '../../lib/crypto'
+import { badRequest, conflict, forbidden, rateLimited, unauthorized } from '../../lib/errors'
+import type { AccessTokens } from './access-tokens'
+import { passwordChangedEmail, resetEmail, welcomeEmail } from './auth-emails'
+import type { AuthRepository } from './auth-repository'
+import { hashPassword, needsRehash, timingDummyHash, verifyPassword } from './passwords'
+
+export const REMEMBER_ME_TTL = 30 * DAY
+export const SESSION_TTL = DAY
+export const LOCKOUT_WINDOW = 15 * MINUTE
+export const LOCKOUT_FAILURES = 10
+export const RESET_TTL = 30 * MINUTE
+export const RESETS_PER_HOUR = 4
+
+export interface AuthContext {
+  user: UserRow
+  sessionId: string
+}
+
+export interface ClientMeta {
+  ip: string | null
+  userAgent: string | null
+}
+
+export interface Tokens {
+  accessToken: string
+  refreshToken: string
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+export function toPublicUser(row: UserRow): PublicUser {
+  return {
+    id: row.id,
+    _id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    discordUsername: row.discord_username,
+    role: row.role,
+    tradingInterests: row.trading_interests,
+    emailUpdates: row.email_updates,
+    createdAt: new Date(row.created_at).toISOString(),
+  }
+}
+
+/** Accounts and sessions: the rules of issue 3 and DESIGN §6. */
+export function createAuthService(deps: {
+  repo: AuthRepository
+  accessTokens: AccessTokens
+  email: EmailQueue
+  mailer: Mailer
+  clock: Clock
+  appOrigin: string
+  log: FastifyBaseLogger
+}) {
+  const { repo, clock } = deps
+
+  async function issueSession(user: UserRow, remember: boolean, meta: ClientMeta): Promise<Tokens> {
+    const refreshToken = randomToken()
+    const sessionId = await repo.transaction(async (trx) => {
+      const id = await repo.createSession(
+        { userId: user.id, remember, userAgent: meta.userAgent, ip: meta.ip },
+        trx,
+      )
+      await repo.insertRefreshToken(
+        {
+          sessionId: id,
+          tokenHash: sha256(refreshToken),
+          expiresAt: addMs(clock.now(), remember ? REMEMBER_ME_TTL : SESSION_TTL),
+        },
+        trx,
+      )
+      return id
+    })
+    const accessToken = await deps.accessTokens.sign({ userId: user.id, role: user.role, sessionId })
+    return { accessToken, refreshToken }
+  }
+
+  return {
+    async register(input: RegisterRequest, meta: ClientMeta): Promise<{ user: PublicUser; tokens: Tokens }> {
+      const now = clock.now()
+      const row = await repo.insertUser({
+        email: input.email,
+        email_normalized: normalizeEmail(input.email),
+        password_hash: await hashPassword(input.password),
+        first_name: input.firstName,
+        last_name: input.lastName,
+        discord_username: input.discordUsername,
+        trading_interests: input.tradingInterests || null,
+        email_updates: input.emailUpdates ?? false,
+        agreed_terms_at: input.agreeToTerms ? now : null,
+        age_confirmed_at: input.ageConfirmation ? now : null,
+        password_changed_at: now,
+      })
+      if (!row) throw conflict(authMessages.emailTaken)
+      await deps.email.enqueue(welcomeEmail(row.email, row.first_name, deps.appOrigin))
+      return { user: toPublicUser(row), tokens: await issueSession(row, false, meta) }
+    },
+
+    async login(
+      input: { email: string; password: string; rememberMe?: boolean },
+      meta: ClientMeta,
+    ): Promise<{ user: PublicUser; tokens: Tokens }> {
+      const email = normalizeEmail(input.email)
+      const since = addMs(clock.now(), -LOCKOUT_WINDOW)
+      if ((await repo.countLoginFailuresSince(email, since)) >= LOCKOUT_FAILURES) {
+        throw rateLimited(authMessages.tooManyAttempts, LOCKOUT_WINDOW / 1000)
+      }
+      const user = await repo.findUserByEmail(email)
+      // Unknown emails cost the same argon2 work as known ones, so timing tells nothing.
+      const valid = await verifyPassword(user?.password_hash ?? (await timingDummyHash()), input.password)
+      if (!user || !valid) {
+        await repo.recordLoginFailure(email, meta.ip, clock.now())
+        throw unauthorized(authMessages.badCredentials)
+      }
+      if (user.disabled_at) throw forbidden(authMessages.accountDisabled)
+      let current = user
+      if (needsRehash(user.password_hash)) {
+        current =
+          (await repo.updateUser(user.id, { password_hash: await hashPassword(input.password) })) ?? user
+      }
+      return {
+        user: toPublicUser(current),
+        tokens: await issueSession(current, input.rememberMe ?? false, meta),
+      }
+    },
+
+    /** Rotates the refresh token; a token used twice revokes its whole session. */
+    async refresh(refreshToken: string): Promise<Tokens> {
+      const now = clock.now()
+      const next = randomToken()
+      const outcome = await repo.transaction(async (trx) => {
+        const row = await repo.findRefreshTokenForUpdate(sha256(refreshToken), trx)
+        if (!row) return { kind: 'invalid' as const }
+        if (row.used_at || row.revoked_at) {
+          await repo.revokeSession(row.session_id, 'refresh-token-reuse', now, trx)
+          return { kind: 'reused' as const }
+        }
+        if (new Date(row.expires_at) <= now || row.disabled_at) return { kind: 'invalid' as const }
+        await repo.markRefreshTokenUsed(row.token_id, now, trx)
+        await repo.insertRefreshToken(
+          {
+            sessionId: row.session_id,
+            tokenHash: sha256(next),
+            expiresAt: addMs(now, row.remember ? REMEMBER_ME_TTL : SESSION_TTL),
+          },
+          trx,
+        )
+        await repo.touchSession(row.session_id, now, trx)
+        return { kind: 'rotated' as const, userId: row.user_id, sessionId: row.session_id }
+      })
+      if (outcome.kind === 'reused')
+        deps.log.warn('a spent refresh token was presented again; its session is revoked')
+      if (outcome.kind !== 'rotated') throw unauthorized(authMessages.sessionExpired)
+      const user = await repo.findUserById(outcome.userId)
+      if (!user) throw unauthorized(authMessages.sessionExpired)
+      const accessToken = await deps.accessTokens.sign({
+        userId: user.id,
+        role: user.role,
+        sessionId: outcome.sessionId,
+      })
+      return { accessToken, refreshToken: next }
+    },
+
+    /** The signed-in user behind an access token, or null. Checked against the session on every call. */
+    async authenticate(accessToken: string): Promise<AuthContext | null> {
+      const claims = await deps.accessTokens.verify(accessToken)
+      if (!claims) return null
+      const user = await repo.findActiveSessionUser(claims.sessionId, claims.userId)
+      return user ? { user, sessionId: claims.sessionId } : null
+    },
+
+    logout: (sessionId: string) => repo.revokeSession(sessionId, 'logout', clock.now()).then(() => undefined),
+
+    logoutAll: (userId: string) =>
+      repo.revokeUserSessions(userId, 'logout-all', clock.now()).then(() => undefined),
+
+    async updateProfile(user: UserRow, changes: UpdateProfile): Promise<PublicUser> {
+      const update: Parameters<AuthRepository['updateUser']>[1] = { updated_at: clock.now() }
+      if (changes.firstName !== undefined) update.first_name = changes.firstName
+      if (changes.lastName !== undefined) update.last_name = changes.lastName
+      if (changes.discordUsername !== undefined) update.discord_username = changes.discordUsername
+      if (changes.tradingInterests !== undefined) update.trading_interests = changes.tradingInterests || null
+      if (changes.emailUpdates !== undefined) update.email_updates = changes.emailUpdates
+      if (changes.email !== undefined && normalizeEmail(changes.email) !== user.email_normalized) {
+        if (!changes.currentPassword) {
+          throw badRequest(authMessages.currentPasswordRequired, [
+            { field: 'currentPassword', message: authMessages.currentPasswordRequired },
+          ])
+        }
+        if (!(await verifyPassword(user.password_hash, changes.currentPassword))) {
+          throw badRequest(authMessages.currentPasswordWrong, [
+            { field: 'currentPassword', message: authMessages.currentPasswordWrong },
+          ])
+        }
+        const taken = await repo.findUserByEmail(normalizeEmail(changes.email))
+        if (taken) throw conflict(authMessages.emailTaken)
+        update.email = changes.email
+        update.email_normalized = normalizeEmail(changes.email)
+      }
+      try {
+        const row = await repo.updateUser(user.id, update)
+        if (!row) throw unauthorized()
+        return toPublicUser(row)
+      } catch (error) {
+        // Two accounts racing for one new email: the unique index decides.
+        if (error instanceof Error && /email_normalized/.test(error.message))
+          throw conflict(authMessages.emailTaken)
+        throw error
+      }
+    },
+
+    async changePassword(
+      auth: AuthContext,
+      input: { currentPassword: string; newPassword: string },
+      meta: ClientMeta,
+    ): Promise<Tokens> {
+      if (!(await verifyPassword(auth.user.password_hash, input.currentPassword))) {
+        throw badRequest(authMessages.currentPasswordWrong, [
+          { field: 'currentPassword', message: authMessages.currentPasswordWrong },
+        ])
+      }
+      const now = clock.now()
+      const passwordHash = await hashPassword(input.newPassword)
+      await repo.transaction(async (trx) => {
+        await repo.updateUser(
+          auth.user.id,
+          { password_hash: passwordHash, password_changed_at: now, updated_at: now },
+          trx,
+        )
+        await repo.revokeUserSessions(auth.user.id, 'password-changed', now, trx)
+      })
+      await deps.email.enqueue(passwordChangedEmail(auth.user.email, auth.user.first_name, 'changed'))
+      // This device stays signed in with a fresh session; every other one is out.
+      return issueSession(auth.user, false, meta)
+    },
+
+    /** The same answer, at the same speed, whether or not the email has an account: the work is a job. */
+    requestPasswordReset: async (email: string, enqueue: (email: string) => Promise<void>) => {
+      await enqueue(normalizeEmail(email))
+    },
+
+    /** The job behind requestPasswordReset: token, link and email, at most 4 an hour per address. */
+    async sendPasswordReset(emailNormalized: string): Promise<'sent' | 'unknown' | 'throttled'> {
+      const user = await repo.findUserByEmail(emailNormalized)
+      if (!user || user.disabled_at) return 'unknown'
+      const now = clock.now()
+      if ((await repo.countResetsSince(user.id, addMs(now, -HOUR))) >= RESETS_PER_HOUR) return 'throttled'
+      const token = randomToken(32)
+      await repo.replaceResetToken({
+        userId: user.id,
+        tokenHash: sha256(token),
+        expiresAt: addMs(now, RESET_TTL),
+        at: now,
+      })
+      // Sent from this job, not queued again, so the raw token is never stored anywhere.
+      const link = `${deps.appOrigin}/reset-password?token=${encodeURIComponent(token)}`
+      await deps.mailer.send(resetEmail(user.email, user.first_name, link))
+      return 'sent'
+    },
+
+    async resetPassword(token: string, password: string): Promise<void> {
+      const now = clock.now()
+      const passwordHash = await hashPassword(password)
+      const user = await repo.transaction(async (trx) => {
+        const reset = await repo.findResetForUpdate(sha256(token), trx)
+        if (!reset || reset.used_at || new Date(reset.expires_at) <= now) return undefined
+        await repo.markResetUsed(reset.id, now, trx)
+        const updated = await repo.updateUser(
+          reset.user_id,
+          { password_hash: passwordHash, password_changed_at: now, updated_at: now },
+          trx,
+        )
+        await repo.revokeUserSessions(reset.user_id, 'password-reset', now, trx)
+        return updated
+      })
+      if (!user)
+        throw badRequest(authMessages.resetLinkInvalid, [
+          { field: 'token', message: authMessages.resetLinkInvalid },
+        ])
+      await deps.email.enqueue(passwordChangedEmail(user.email, user.first_name, 'reset'))
+    },
+  }
+}
+export type AuthService = ReturnType<typeof createAuthService>

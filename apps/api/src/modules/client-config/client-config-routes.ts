@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { Config } from '../../config'
+import { btcpaySettings } from '../../integrations/btcpay/btcpay-client'
+import { envelope, ok } from '../../lib/envelope'
+
+export const ClientConfigSchema = z.object({
+  stripePublishableKey: z.string().nullable(),
+  /** Outside production, a Stripe.js stand-in to load instead of js.stripe.com (the emulator's). */
+  stripeJsUrl: z.string().nullable(),
+  cryptoEnabled: z.boolean(),
+  discordEnabled: z.boolean(),
+})
+
+/** What the browser may know about the server's setup; never a secret. */
+export const clientConfigRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
+  const data = {
+    stripePublishableKey: config.stripe.publishableKey ?? null,
+    stripeJsUrl: config.env === 'production' ? null : (config.stripe.jsUrl ?? null),
+    cryptoEnabled: btcpaySettings(config.btcpay) !== undefined,
+    discordEnabled: Boolean(config.discord.botToken && config.discord.guildId),
+  }
+  app.get(
+    '/config',
+    {
+      schema: {
+        tags: ['config'],
+        summary: 'Public client configuration',
+        response: { 200: envelope(ClientConfigSchema) },
+      },
+    },
+    async () => ok(data),
+  )
+}

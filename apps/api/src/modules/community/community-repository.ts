@@ -1,0 +1,123 @@
+import type { Kysely, Updateable } from 'kysely'
+import type { DB, DiscordLinkRow, DiscordLinksTable } from '../../db/types'
+
+export function createCommunityRepository(db: Kysely<DB>) {
+  return {
+    findLink(userId: string): Promise<DiscordLinkRow | undefined> {
+      return db.selectFrom('discord_links').selectAll().where('user_id', '=', userId).executeTakeFirst()
+    },
+
+    async saveLink(userId: string, changes: Updateable<DiscordLinksTable>, now: Date): Promise<void> {
+      await db
+        .insertInto('discord_links')
+        .values({ user_id: userId, updated_at: now, ...changes } as never)
+        .onConflict((oc) => oc.column('user_id').doUpdateSet({ ...changes, updated_at: now }))
+        .execute()
+    },
+
+    /** The member's newest invite that is neither revoked nor past its expiry. */
+    findLiveInvite(userId: string, now: Date) {
+      return db
+        .selectFrom('discord_invites')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst()
+    },
+
+    listLiveInvites(userId: string, now: Date) {
+      return db
+        .selectFrom('discord_invites')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .execute()
+    },
+
+    async countInvitesSince(userId: string, since: Date): Promise<number> {
+      const row = await db
+        .selectFrom('discord_invites')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('created_at', '>', since)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+
+    insertInvite(invite: { userId: string; code: string; maxUses: number; expiresAt: Date; now: Date }) {
+      return db
+        .insertInto('discord_invites')
+        .values({
+          user_id: invite.userId,
+          code: invite.code,
+          max_uses: invite.maxUses,
+          expires_at: invite.expiresAt,
+          created_at: invite.now,
+        })
+        .execute()
+    },
+
+    revokeInvite(code: string, now: Date) {
+      return db.updateTable('discord_invites').set({ revoked_at: now }).where('code', '=', code).execute()
+    },
+
+    /** Everyone the role sync should look at: members with a Discord record or with access. */
+    async syncCandidates(now: Date): Promise<string[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select('users.id')
+        .where((eb) =>
+          eb.or([
+            eb.exists(
+              eb
+                .selectFrom('discord_links')
+                .select('user_id')
+                .whereRef('discord_links.user_id', '=', 'users.id'),
+            ),
+            eb.exists(
+              eb
+                .selectFrom('subscriptions')
+                .select('id')
+                .whereRef('subscriptions.user_id', '=', 'users.id')
+                .where((inner) =>
+                  inner.or([
+                    inner.and([
+                      inner('status', '=', 'active'),
+                      inner.or([inner('end_date', 'is', null), inner('end_date', '>', now)]),
+                    ]),
+                    inner.and([inner('status', '=', 'past_due'), inner('grace_until', '>', now)]),
+                  ]),
+                ),
+            ),
+          ]),
+        )
+        .where('users.discord_username', '!=', '')
+        .execute()
+      return rows.map((row) => row.id)
+    },
+
+    listLinkedForDrift(limit: number) {
+      return db
+        .selectFrom('discord_links')
+        .selectAll()
+        .where('discord_user_id', 'is not', null)
+        .where('state', '=', 'joined')
+        .orderBy('updated_at', 'desc')
+        .limit(limit)
+        .execute()
+    },
+
+    listEmailSubscribers() {
+      return db
+        .selectFrom('users')
+        .select(['email', 'first_name'])
+        .where('email_updates', '=', true)
+        .where('disabled_at', 'is', null)
+        .execute()
+    },
+  }
+}
+export type CommunityRepository = ReturnType<typeof createCommunityRepository>

@@ -1,0 +1,358 @@
+import { site } from '@edgeclub/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../../config'
+import type { DiscordLinkRow, UserRow } from '../../db/types'
+import {
+  type DiscordClient,
+  isMissingPermissions,
+  isNotFound,
+} from '../../integrations/discord/discord-client'
+import { renderEmail } from '../../integrations/mail/templates'
+import type { EmailQueue } from '../../jobs/email'
+import { addMs, type Clock, DAY } from '../../lib/clock'
+import { AppError, badRequest, forbidden, notFound, rateLimited } from '../../lib/errors'
+import type { AuthRepository } from '../auth/auth-repository'
+import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
+import type { CommunityRepository } from './community-repository'
+
+export const communityMessages = {
+  notConfigured: 'The Discord community is not connected yet. Please try again later or contact support.',
+  needsAccess: 'An active subscription is required to join the Discord community.',
+  banned: 'Your Discord access has been suspended. Please contact support.',
+  tooManyInvites: 'You have created too many invites today. Use your latest invite, or try again tomorrow.',
+  noDiscordUsername: 'Add your Discord username in Settings first, so we can give you the member role.',
+} as const
+
+/** Invites a member may create in 24 hours (a live, unused one is handed back instead). */
+export const INVITES_PER_DAY = 5
+
+export interface InviteView {
+  inviteUrl: string
+  targetUsername: string
+  expiresAt: string
+  maxUses: number
+}
+
+/**
+ * Discord follows the access ledger (DESIGN §5): invites only for members with access, the member
+ * role exactly while they have access, and the admin's kick, ban, unban and broadcast.
+ */
+export function createCommunityService(deps: {
+  config: Config['discord']
+  discord: DiscordClient | undefined
+  repo: CommunityRepository
+  users: AuthRepository
+  access: SubscriptionsService
+  email: EmailQueue
+  clock: Clock
+  log: FastifyBaseLogger
+}) {
+  const { repo, clock, config } = deps
+
+  function discordOrThrow(): DiscordClient {
+    if (!deps.discord)
+      throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
+    return deps.discord
+  }
+
+  const inviteView = (
+    user: UserRow,
+    invite: { code: string; expires_at: Date; max_uses: number },
+  ): InviteView => ({
+    inviteUrl: `${config.inviteUrlBase}/${invite.code}`,
+    targetUsername: user.discord_username,
+    expiresAt: new Date(invite.expires_at).toISOString(),
+    maxUses: invite.max_uses,
+  })
+
+  /** The guild member behind a member of ours: by the id we saw before, else by their username. */
+  async function findGuildMember(user: UserRow, link: DiscordLinkRow | undefined) {
+    const discord = discordOrThrow()
+    if (link?.discord_user_id) {
+      try {
+        return await discord.getMember(link.discord_user_id)
+      } catch (error) {
+        if (isNotFound(error)) return undefined
+        throw error
+      }
+    }
+    if (!user.discord_username) return undefined
+    const wanted = user.discord_username.toLowerCase()
+    const found = await discord.searchMembers(user.discord_username, 10)
+    return found.find((member) => member.user.username.toLowerCase() === wanted)
+  }
+
+  return {
+    configured: () => Boolean(deps.discord),
+
+    /** POST /discord/create-invite: one live, single-use invite per member with access. */
+    async createInvite(user: UserRow): Promise<InviteView> {
+      const discord = discordOrThrow()
+      if (!config.inviteChannelId)
+        throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
+      if (!(await deps.access.currentAccess(user.id))) throw forbidden(communityMessages.needsAccess)
+      const link = await repo.findLink(user.id)
+      if (link?.state === 'banned') throw forbidden(communityMessages.banned)
+      if (!user.discord_username) throw badRequest(communityMessages.noDiscordUsername)
+      const now = clock.now()
+
+      const live = await repo.findLiveInvite(user.id, now)
+      if (live) {
+        // Still unused on Discord's side? Then hand the same one back instead of minting another.
+        try {
+          const remote = await discord.getInvite(live.code)
+          if (((remote as { uses?: number }).uses ?? 0) < live.max_uses) return inviteView(user, live)
+        } catch (error) {
+          if (!isNotFound(error)) throw error
+        }
+        await repo.revokeInvite(live.code, now)
+      }
+
+      if ((await repo.countInvitesSince(user.id, addMs(now, -DAY))) >= INVITES_PER_DAY) {
+        throw rateLimited(communityMessages.tooManyInvites)
+      }
+      const maxAgeSeconds = config.inviteMaxAgeHours * 3600
+      const invite = await discord.createInvite(config.inviteChannelId, {
+        maxAgeSeconds,
+        reason: `EdgeClub invite for member ${user.id}`,
+      })
+      const expiresAt = invite.expires_at ? new Date(invite.expires_at) : addMs(now, maxAgeSeconds * 1000)
+      await repo.insertInvite({ userId: user.id, code: invite.code, maxUses: 1, expiresAt, now })
+      if (!link || link.state === 'unlinked' || link.state === 'removed' || link.state === 'kicked') {
+        await repo.saveLink(user.id, { state: 'invited' }, now)
+      }
+      return inviteView(user, { code: invite.code, expires_at: expiresAt, max_uses: 1 })
+    },
+
+    /** GET /discord/status: what the member's Discord Access tab shows. */
+    async status(user: UserRow) {
+      const link = await repo.findLink(user.id)
+      const invite = await repo.findLiveInvite(user.id, clock.now())
+      return {
+        configured: Boolean(deps.discord),
+        state: link?.state ?? 'unlinked',
+        roleGranted: Boolean(link?.role_granted),
+        discordUsername: user.discord_username,
+        invite: invite ? inviteView(user, invite) : null,
+      }
+    },
+
+    /**
+     * The role sync for one member: grant the member role while they have access, remove it (or kick,
+     * by configuration) when access ends. Throws on Discord failures so the job retries with backoff.
+     */
+    async syncMember(
+      userId: string,
+    ): Promise<'granted' | 'removed' | 'kicked' | 'unchanged' | 'not-in-guild' | 'skipped'> {
+      const discord = deps.discord
+      if (!discord || !config.memberRoleId) return 'skipped'
+      const user = await deps.users.findUserById(userId)
+      if (!user) return 'skipped'
+      const now = clock.now()
+      const link = await repo.findLink(userId)
+      try {
+        const member = await findGuildMember(user, link)
+        if (!member) {
+          const state = link?.state === 'joined' ? 'removed' : (link?.state ?? 'unlinked')
+          if (link)
+            await repo.saveLink(
+              userId,
+              { state, role_granted: false, last_synced_at: now, last_error: null },
+              now,
+            )
+          return 'not-in-guild'
+        }
+        const banned = link?.state === 'banned'
+        const entitled = !banned && Boolean(await deps.access.currentAccess(userId))
+        const hasRole = member.roles.includes(config.memberRoleId)
+        let outcome: 'granted' | 'removed' | 'kicked' | 'unchanged' = 'unchanged'
+        if (entitled && !hasRole) {
+          await discord.addRole(
+            member.user.id,
+            config.memberRoleId,
+            `EdgeClub: ${user.email} has an active plan`,
+          )
+          outcome = 'granted'
+        } else if (!entitled && hasRole) {
+          if (config.onAccessEnd === 'kick' && !banned) {
+            await discord.kick(member.user.id, `EdgeClub: ${user.email} no longer has an active plan`)
+            outcome = 'kicked'
+          } else {
+            await discord.removeRole(
+              member.user.id,
+              config.memberRoleId,
+              `EdgeClub: ${user.email} no longer has an active plan`,
+            )
+            outcome = 'removed'
+          }
+        }
+        await repo.saveLink(
+          userId,
+          {
+            discord_user_id: member.user.id,
+            state: banned ? 'banned' : outcome === 'kicked' ? 'kicked' : 'joined',
+            role_granted: outcome === 'granted' || (hasRole && outcome === 'unchanged'),
+            last_synced_at: now,
+            last_error: null,
+          },
+          now,
+        )
+        return outcome
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        await repo.saveLink(userId, { last_error: message.slice(0, 300), last_synced_at: now }, now)
+        throw error
+      }
+    },
+
+    syncCandidates: () => repo.syncCandidates(clock.now()),
+
+    /** Admin: kick, ban or unban a member's Discord account. Ban also stops invites and role grants. */
+    async moderate(action: 'kick' | 'ban' | 'unban', userId: string, reason: string | undefined) {
+      const discord = discordOrThrow()
+      const user = await deps.users.findUserById(userId)
+      if (!user) throw notFound('Member not found')
+      const link = await repo.findLink(userId)
+      const now = clock.now()
+      const auditReason = `EdgeClub admin: ${reason || action}`
+      if (action === 'unban') {
+        if (link?.discord_user_id) {
+          try {
+            await discord.unban(link.discord_user_id, auditReason)
+          } catch (error) {
+            if (!isNotFound(error)) throw error
+          }
+        }
+        await repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now)
+        return { state: 'removed' as const }
+      }
+      const member = await findGuildMember(user, link)
+      const discordUserId = member?.user.id ?? link?.discord_user_id ?? null
+      if (action === 'kick') {
+        if (!member) throw badRequest(`${user.discord_username || user.email} is not in the Discord server`)
+        await discord.kick(member.user.id, auditReason)
+        await repo.saveLink(
+          userId,
+          { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
+          now,
+        )
+        return { state: 'kicked' as const }
+      }
+      // Ban: even someone not in the server yet can be banned once we know their Discord id.
+      if (discordUserId) await discord.ban(discordUserId, auditReason)
+      for (const invite of await repo.listLiveInvites(userId, now)) {
+        await discord.deleteInvite(invite.code, auditReason).catch((error: unknown) => {
+          // Without Manage Channels the bot cannot delete invites; a banned user cannot use one anyway,
+          // and it expires on its own.
+          if (!isNotFound(error) && !isMissingPermissions(error)) throw error
+        })
+        await repo.revokeInvite(invite.code, now)
+      }
+      await repo.saveLink(
+        userId,
+        { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
+        now,
+      )
+      return { state: 'banned' as const }
+    },
+
+    /** Admin: a message to the announcements channel, optionally emailed to members who opted in. */
+    async broadcast(input: { message: string; title?: string; alsoEmail: boolean }) {
+      const discord = discordOrThrow()
+      if (!config.announceChannelId)
+        throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
+      const content = input.title ? `**${input.title}**\n${input.message}` : input.message
+      const message = await discord.sendMessage(config.announceChannelId, content)
+      let emailed = 0
+      if (input.alsoEmail) {
+        for (const recipient of await repo.listEmailSubscribers()) {
+          await deps.email.enqueue({
+            to: recipient.email,
+            ...renderEmail({
+              subject: input.title ? `${site.name}: ${input.title}` : `News from ${site.name}`,
+              heading: input.title ?? `News from ${site.name}`,
+              paragraphs: [`Hi ${recipient.first_name},`, input.message],
+              footnote:
+                'You get this because you asked for trading insights and market updates. Turn them off in Settings.',
+            }),
+          })
+          emailed += 1
+        }
+      }
+      return { messageId: message.id, emailed }
+    },
+
+    /** Admin: is the bot set up right, and do roles match access (drift)? */
+    async health() {
+      const checks: { name: string; ok: boolean; detail: string }[] = []
+      if (!deps.discord) {
+        return {
+          ok: false,
+          checks: [{ name: 'configuration', ok: false, detail: communityMessages.notConfigured }],
+          drift: { missingRole: 0, extraRole: 0 },
+        }
+      }
+      const discord = deps.discord
+      const check = async (name: string, run: () => Promise<string>) => {
+        try {
+          checks.push({ name, ok: true, detail: await run() })
+        } catch (error) {
+          checks.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) })
+        }
+      }
+      let botId: string | undefined
+      await check('bot token', async () => {
+        const bot = await discord.botUser()
+        botId = bot.id
+        return `signed in as ${bot.username}`
+      })
+      await check('guild', async () => `${(await discord.guild()).name}`)
+      for (const [name, id] of [
+        ['invite channel', config.inviteChannelId],
+        ['announcement channel', config.announceChannelId],
+      ] as const) {
+        await check(name, async () => {
+          if (!id) throw new Error('not configured')
+          const channel = await discord.channel(id)
+          return 'name' in channel && channel.name ? `#${channel.name}` : id
+        })
+      }
+      await check('member role', async () => {
+        if (!config.memberRoleId) throw new Error('DISCORD_MEMBER_ROLE_ID is not set')
+        const roles = await discord.roles()
+        const role = roles.find((candidate) => candidate.id === config.memberRoleId)
+        if (!role) throw new Error('the role does not exist in the guild')
+        if (!botId) throw new Error('the bot is unknown')
+        const bot = await discord.getMember(botId)
+        const botRoles = roles.filter((candidate) => bot.roles.includes(candidate.id))
+        const top = Math.max(0, ...botRoles.map((candidate) => candidate.position))
+        const manageRoles = botRoles.some(
+          (candidate) =>
+            (BigInt(candidate.permissions) & (1n << 28n)) !== 0n ||
+            (BigInt(candidate.permissions) & 8n) !== 0n,
+        )
+        if (!manageRoles) throw new Error('the bot lacks the Manage Roles permission')
+        if (top <= role.position) throw new Error("the bot's highest role must be above the member role")
+        return `@${role.name}; the bot can manage it`
+      })
+
+      let missingRole = 0
+      let extraRole = 0
+      if (config.memberRoleId && checks.every((item) => item.ok)) {
+        for (const link of await repo.listLinkedForDrift(200)) {
+          try {
+            const member = await discord.getMember(link.discord_user_id!)
+            const hasRole = member.roles.includes(config.memberRoleId)
+            const entitled = link.state !== 'banned' && Boolean(await deps.access.currentAccess(link.user_id))
+            if (entitled && !hasRole) missingRole += 1
+            if (!entitled && hasRole) extraRole += 1
+          } catch (error) {
+            if (!isNotFound(error)) throw error
+          }
+        }
+      }
+      return { ok: checks.every((item) => item.ok), checks, drift: { missingRole, extraRole } }
+    },
+  }
+}
+export type CommunityService = ReturnType<typeof createCommunityService>

@@ -1,0 +1,27 @@
+import { ContactMessageSchema, contactMessages } from '@edgeclub/shared'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { envelope, ok } from '../../lib/envelope'
+import type { ContactService } from './contact-service'
+
+export const contactRoutes: FastifyPluginAsyncZod<{ contact: ContactService; perHour: number }> = async (
+  app,
+  { contact, perHour },
+) => {
+  app.post(
+    '/contact',
+    {
+      config: { rateLimit: { max: perHour, timeWindow: '1 hour' } },
+      schema: {
+        tags: ['contact'],
+        summary: 'Send a message to support',
+        body: ContactMessageSchema,
+        response: { 201: envelope(z.object({ id: z.string() })) },
+      },
+    },
+    async (request, reply) => {
+      const result = await contact.submit(request.body, request.ip)
+      return reply.status(201).send(ok(result, contactMessages.sent))
+    },
+  )
+}

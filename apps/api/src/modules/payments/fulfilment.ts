@@ -1,0 +1,241 @@
+import type { Transaction } from 'kysely'
+import type { DB, PaymentRow, PlanRow } from '../../db/types'
+import type { Clock } from '../../lib/clock'
+import type { PlansRepository } from '../plans/plans-repository'
+import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
+import type { PaymentsRepository } from './payments-repository'
+
+/**
+ * The one path from "Stripe (or BTCPay) says it is paid" to access (DESIGN §5). Keyed by the Stripe
+ * object id or the BTCPay invoice id and run under a row lock, so duplicate, concurrent and out-of-order calls change nothing twice:
+ * a payment becomes completed once, and only that transition writes an access period.
+ */
+
+export type FulfilOutcome = 'fulfilled' | 'already' | 'unknown'
+
+/** Payment states that already granted what they paid for. */
+const SETTLED = new Set(['completed', 'refunded', 'partially_refunded'])
+
+export interface PaidIntent {
+  id: string
+  amountReceived: number
+  chargeId: string | null
+}
+
+export interface PaidInvoice {
+  id: string
+  subscriptionId: string
+  amountPaid: number
+  currency: string
+  periodStart: Date
+  periodEnd: Date
+  /** From the Stripe subscription's metadata, for invoices we have no row for yet. */
+  userId: string | undefined
+  planId: string | undefined
+  paymentIntentId: string | null
+  chargeId: string | null
+}
+
+/** The end of one paid period of a plan that starts at `start` (calendar months and years). */
+export function periodEnd(start: Date, plan: Pick<PlanRow, 'interval' | 'interval_count'>): Date | null {
+  const end = new Date(start)
+  switch (plan.interval) {
+    case 'lifetime':
+      return null
+    case 'week':
+      end.setUTCDate(end.getUTCDate() + 7 * plan.interval_count)
+      return end
+    case 'month':
+      end.setUTCMonth(end.getUTCMonth() + plan.interval_count)
+      return end
+    case 'year':
+      end.setUTCFullYear(end.getUTCFullYear() + plan.interval_count)
+      return end
+  }
+}
+
+export interface FulfilmentHooks {
+  /** After commit: a payment became completed (receipts, Discord role sync...). */
+  paymentCompleted(payment: PaymentRow): Promise<void>
+}
+
+export function createFulfilment(deps: {
+  payments: PaymentsRepository
+  subscriptions: SubscriptionsRepository
+  plans: PlansRepository
+  clock: Clock
+  hooks: FulfilmentHooks
+}) {
+  const { payments, subscriptions, clock } = deps
+
+  /** Runs one fulfilment under its row lock; the hooks (emails, Discord) run only after the commit. */
+  async function settle(
+    work: (trx: Transaction<DB>) => Promise<{ outcome: FulfilOutcome; payment?: PaymentRow | undefined }>,
+  ): Promise<FulfilOutcome> {
+    const result = await payments.transaction(work)
+    if (result.outcome === 'fulfilled' && result.payment) await deps.hooks.paymentCompleted(result.payment)
+    return result.outcome
+  }
+
+  return {
+    /**
+     * A settled BTCPay invoice: one period of the plan. Crypto does not renew by itself, so paying again
+     * for the same plan while it still runs extends it from its end (docs/decisions/009).
+     */
+    async fulfilCrypto(invoiceId: string): Promise<FulfilOutcome> {
+      const now = clock.now()
+      return settle(async (trx) => {
+        const payment = await payments.findByBtcpayInvoiceForUpdate(invoiceId, trx)
+        if (!payment?.plan_id) return { outcome: 'unknown' as const }
+        if (SETTLED.has(payment.status)) return { outcome: 'already' as const }
+        const plan = await deps.plans.findById(payment.plan_id, trx)
+        if (!plan) return { outcome: 'unknown' as const }
+        const completed = await payments.update(
+          payment.id,
+          { status: 'completed', completed_at: now, updated_at: now, failure_message: null },
+          trx,
+        )
+        const running = (await subscriptions.listCurrent(payment.user_id, now, trx)).find(
+          (row) =>
+            row.provider === 'crypto' && row.plan_id === plan.id && row.status === 'active' && row.end_date,
+        )
+        if (running?.end_date) {
+          const start = new Date(running.end_date)
+          const end = periodEnd(start, plan)
+          await subscriptions.update(running.id, { end_date: end, updated_at: now }, trx)
+          await subscriptions.insertPeriod(
+            { subscriptionId: running.id, paymentId: payment.id, start, end },
+            trx,
+          )
+        } else {
+          const end = periodEnd(now, plan)
+          const subscription = await subscriptions.insert(
+            {
+              user_id: payment.user_id,
+              plan_id: plan.id,
+              provider: 'crypto',
+              status: 'active',
+              start_date: now,
+              end_date: end,
+            },
+            trx,
+          )
+          await subscriptions.insertPeriod(
+            { subscriptionId: subscription.id, paymentId: payment.id, start: now, end },
+            trx,
+          )
+        }
+        return { outcome: 'fulfilled' as const, payment: completed }
+      })
+    },
+
+    /** Lifetime purchases and tips: one PaymentIntent, one payment. */
+    async fulfilIntent(intent: PaidIntent): Promise<FulfilOutcome> {
+      const now = clock.now()
+      return settle(async (trx) => {
+        const payment = await payments.findByPaymentIntentForUpdate(intent.id, trx)
+        if (!payment) return { outcome: 'unknown' as const }
+        if (SETTLED.has(payment.status)) return { outcome: 'already' as const }
+        const completed = await payments.update(
+          payment.id,
+          {
+            status: 'completed',
+            completed_at: now,
+            updated_at: now,
+            stripe_charge_id: intent.chargeId,
+            failure_message: null,
+          },
+          trx,
+        )
+        if (payment.kind === 'lifetime' && payment.plan_id) {
+          const subscription = await subscriptions.insert(
+            {
+              user_id: payment.user_id,
+              plan_id: payment.plan_id,
+              provider: payment.provider,
+              status: 'active',
+              start_date: now,
+              end_date: null,
+            },
+            trx,
+          )
+          await subscriptions.insertPeriod(
+            { subscriptionId: subscription.id, paymentId: payment.id, start: now, end: null },
+            trx,
+          )
+        }
+        return { outcome: 'fulfilled' as const, payment: completed }
+      })
+    },
+
+    /** Subscription invoices, first or renewal: the payment completes and the period extends access. */
+    async fulfilInvoice(invoice: PaidInvoice): Promise<FulfilOutcome> {
+      const now = clock.now()
+      return settle(async (trx) => {
+        let payment = await payments.findByInvoiceForUpdate(invoice.id, trx)
+        if (!payment) {
+          // A renewal we learn of from Stripe: record it, once, whoever gets here first.
+          const local = await subscriptions.findByStripeId(invoice.subscriptionId, trx)
+          const userId = local?.user_id ?? invoice.userId
+          const planId = local?.plan_id ?? invoice.planId
+          if (!userId || !planId) return { outcome: 'unknown' as const }
+          await payments.insertForInvoiceIfMissing(
+            {
+              user_id: userId,
+              plan_id: planId,
+              kind: local ? 'renewal' : 'subscription',
+              provider: 'stripe',
+              status: 'pending',
+              amount_minor: invoice.amountPaid,
+              currency: invoice.currency.toUpperCase(),
+              stripe_invoice_id: invoice.id,
+              stripe_subscription_id: invoice.subscriptionId,
+              stripe_payment_intent_id: invoice.paymentIntentId,
+            },
+            trx,
+          )
+          payment = await payments.findByInvoiceForUpdate(invoice.id, trx)
+          if (!payment) return { outcome: 'unknown' as const }
+        }
+        if (SETTLED.has(payment.status)) return { outcome: 'already' as const }
+        const completed = await payments.update(
+          payment.id,
+          {
+            status: 'completed',
+            completed_at: now,
+            updated_at: now,
+            amount_minor: invoice.amountPaid,
+            stripe_charge_id: invoice.chargeId ?? payment.stripe_charge_id,
+            stripe_payment_intent_id: payment.stripe_payment_intent_id ?? invoice.paymentIntentId,
+            failure_message: null,
+          },
+          trx,
+        )
+        const subscription = await subscriptions.upsertStripe(
+          {
+            user_id: payment.user_id,
+            plan_id: payment.plan_id ?? invoice.planId ?? '',
+            provider: 'stripe',
+            status: 'active',
+            start_date: invoice.periodStart,
+            end_date: invoice.periodEnd,
+            stripe_subscription_id: invoice.subscriptionId,
+            updated_at: now,
+          },
+          trx,
+        )
+        await subscriptions.insertPeriod(
+          {
+            subscriptionId: subscription.id,
+            paymentId: payment.id,
+            start: invoice.periodStart,
+            end: invoice.periodEnd,
+          },
+          trx,
+        )
+        return { outcome: 'fulfilled' as const, payment: completed }
+      })
+    },
+  }
+}
+export type Fulfilment = ReturnType<typeof createFulfilment>

@@ -1,0 +1,293 @@
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import type { DB, PaymentRow, PaymentsTable } from '../../db/types'
+
+type Executor = Kysely<DB> | Transaction<DB>
+
+export const PAYMENT_SORTS = {
+  createdAt: 'payments.created_at',
+  amount: 'payments.amount_minor',
+  status: 'payments.status',
+} as const
+export type PaymentSort = keyof typeof PAYMENT_SORTS
+
+export interface PaymentListQuery {
+  page: number
+  limit: number
+  search?: string
+  sortBy: PaymentSort
+  sortOrder: 'asc' | 'desc'
+  provider?: string
+  status?: string
+  userId?: string
+}
+
+export function createPaymentsRepository(db: Kysely<DB>) {
+  return {
+    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+
+    findById(id: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    findByIdForUpdate(id: string, trx: Transaction<DB>): Promise<PaymentRow | undefined> {
+      return trx.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    findByPaymentIntent(paymentIntentId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_payment_intent_id', '=', paymentIntentId)
+        .executeTakeFirst()
+    },
+
+    findByPaymentIntentForUpdate(
+      paymentIntentId: string,
+      trx: Transaction<DB>,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_payment_intent_id', '=', paymentIntentId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    findByInvoiceForUpdate(invoiceId: string, trx: Transaction<DB>): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_invoice_id', '=', invoiceId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    findByBtcpayInvoice(invoiceId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('btcpay_invoice_id', '=', invoiceId)
+        .executeTakeFirst()
+    },
+
+    findByBtcpayInvoiceForUpdate(invoiceId: string, trx: Transaction<DB>): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('btcpay_invoice_id', '=', invoiceId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    /**
+     * Changes a payment only while it is still pending: a status read from BTCPay a moment ago must
+     * not overwrite a fulfilment that committed in between.
+     */
+    updatePending(
+      id: string,
+      changes: Updateable<PaymentsTable>,
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .updateTable('payments')
+        .set(changes)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    /** Links a BTCPay invoice to a pending payment that has none yet; undefined if another request won. */
+    attachBtcpayInvoice(
+      id: string,
+      invoice: { btcpay_invoice_id: string; checkout_url: string; expires_at: Date; updated_at: Date },
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .updateTable('payments')
+        .set(invoice)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('btcpay_invoice_id', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    /** Records a webhook delivery (once per id; a repeat counts an attempt). */
+    async recordWebhookEvent(event: { id: string; provider: string; type: string }, trx: Executor = db) {
+      await trx
+        .insertInto('webhook_events')
+        .values(event)
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet((eb) => ({ attempts: eb('webhook_events.attempts', '+', 1) })),
+        )
+        .execute()
+    },
+
+    async finishWebhookEvent(
+      id: string,
+      result: { processedAt: Date } | { error: string },
+      trx: Executor = db,
+    ) {
+      await trx
+        .updateTable('webhook_events')
+        .set(
+          'processedAt' in result
+            ? { processed_at: result.processedAt, last_error: null }
+            : { last_error: result.error.slice(0, 500) },
+        )
+        .where('id', '=', id)
+        .execute()
+    },
+
+    /** Crypto payments still pending after `olderThan` (reconciliation asks BTCPay about them). */
+    listStalePendingCrypto(olderThan: Date, limit: number, trx: Executor = db): Promise<PaymentRow[]> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('provider', '=', 'crypto')
+        .where('btcpay_invoice_id', 'is not', null)
+        .where('updated_at', '<', olderThan)
+        .orderBy('updated_at')
+        .limit(limit)
+        .execute()
+    },
+
+    findByCharge(chargeId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_charge_id', '=', chargeId)
+        .executeTakeFirst()
+    },
+
+    /** The member's open checkout for a plan, if any (at most one, by index). */
+    findPendingCheckout(userId: string, planId: string, provider: 'stripe' | 'crypto', trx: Executor = db) {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('plan_id', '=', planId)
+        .where('provider', '=', provider)
+        .where('status', '=', 'pending')
+        .where('kind', 'in', ['subscription', 'lifetime'])
+        .executeTakeFirst()
+    },
+
+    /** Inserts a pending checkout unless one is open already (then returns undefined). */
+    insertPendingCheckout(
+      payment: Insertable<PaymentsTable>,
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .insertInto('payments')
+        .values(payment)
+        .onConflict((oc) =>
+          oc
+            .columns(['user_id', 'plan_id', 'provider'])
+            .where('status', '=', 'pending')
+            .where('kind', 'in', ['subscription', 'lifetime'])
+            .doNothing(),
+        )
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    insert(payment: Insertable<PaymentsTable>, trx: Executor = db): Promise<PaymentRow> {
+      return trx.insertInto('payments').values(payment).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** For renewals first seen in a webhook: one row per Stripe invoice, however many deliveries race. */
+    async insertForInvoiceIfMissing(payment: Insertable<PaymentsTable>, trx: Executor = db): Promise<void> {
+      await trx
+        .insertInto('payments')
+        .values(payment)
+        .onConflict((oc) => oc.column('stripe_invoice_id').doNothing())
+        .execute()
+    },
+
+    update(
+      id: string,
+      changes: Updateable<PaymentsTable>,
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx.updateTable('payments').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+    },
+
+    /** Card payments still pending after `olderThan` (for reconciliation). */
+    listStalePending(olderThan: Date, limit: number, trx: Executor = db): Promise<PaymentRow[]> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('provider', '=', 'stripe')
+        .where('stripe_payment_intent_id', 'is not', null)
+        .where('updated_at', '<', olderThan)
+        .orderBy('updated_at')
+        .limit(limit)
+        .execute()
+    },
+
+    /** Completed payments of a member, summed per currency (minor units). */
+    async completedTotals(userId: string) {
+      return db
+        .selectFrom('payments')
+        .select([
+          'currency',
+          (eb) => eb.fn.sum<number>('amount_minor').as('total'),
+          (eb) => eb.fn.countAll<number>().as('count'),
+        ])
+        .where('user_id', '=', userId)
+        .where('status', '=', 'completed')
+        .groupBy('currency')
+        .orderBy('currency')
+        .execute()
+    },
+
+    /**
+     * Search finds a member by email, a plan by name, or a status or kind, each through an index-friendly
+     * sub-select rather than one OR over a join of a million rows.
+     */
+    async list(query: PaymentListQuery) {
+      let base = db.selectFrom('payments')
+      if (query.userId) base = base.where('payments.user_id', '=', query.userId)
+      if (query.provider) base = base.where('payments.provider', '=', query.provider as 'stripe')
+      if (query.status) base = base.where('payments.status', '=', query.status as 'completed')
+      if (query.search) {
+        const term = query.search.toLowerCase()
+        base = base.where((eb) =>
+          eb.or([
+            eb(
+              'payments.user_id',
+              'in',
+              eb.selectFrom('users').select('id').where(sql`lower(email)`, 'like', `%${term}%`),
+            ),
+            eb(
+              'payments.plan_id',
+              'in',
+              eb.selectFrom('plans').select('id').where(sql`lower(name)`, '=', term),
+            ),
+            eb(sql`payments.status::text`, '=', term),
+            eb(sql`payments.kind::text`, '=', term),
+          ]),
+        )
+      }
+      const [rows, total] = await Promise.all([
+        base
+          .leftJoin('plans', 'plans.id', 'payments.plan_id')
+          .innerJoin('users', 'users.id', 'payments.user_id')
+          .selectAll('payments')
+          .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
+          .orderBy(PAYMENT_SORTS[query.sortBy], query.sortOrder)
+          .orderBy('payments.id', query.sortOrder)
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+      ])
+      return { rows, total: Number(total.count) }
+    },
+  }
+}
+export type PaymentsRepository = ReturnType<typeof createPaymentsRepository>

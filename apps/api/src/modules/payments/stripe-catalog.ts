@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely'
+import type Stripe from 'stripe'
+import type { DB, PlanRow } from '../../db/types'
+
+/**
+ * Each plan has a Stripe product and a price matching its amount, currency and interval. A changed
+ * price gets a new Stripe price (Stripe prices are immutable); existing subscribers keep theirs.
+ */
+export function createStripeCatalog(deps: { db: Kysely<DB>; stripe: Stripe }) {
+  const { db, stripe } = deps
+
+  const priceKey = (plan: PlanRow) =>
+    `price-${plan.id}-${plan.price_minor}-${plan.currency}-${plan.interval}-${plan.interval_count}`
+
+  async function matches(plan: PlanRow): Promise<boolean> {
+    if (!plan.stripe_price_id) return false
+    const price = await stripe.prices.retrieve(plan.stripe_price_id)
+    const recurring =
+      plan.interval === 'lifetime' ? null : { interval: plan.interval, count: plan.interval_count }
+    return (
+      price.active &&
+      price.unit_amount === plan.price_minor &&
+      price.currency === plan.currency.toLowerCase() &&
+      (recurring
+        ? price.recurring?.interval === recurring.interval &&
+          price.recurring.interval_count === recurring.count
+        : !price.recurring)
+    )
+  }
+
+  return {
+    /** The Stripe price id to charge for this plan, creating product and price when needed. */
+    async ensurePrice(plan: PlanRow): Promise<string> {
+      if (await matches(plan)) return plan.stripe_price_id!
+      let productId = plan.stripe_product_id
+      if (productId) {
+        await stripe.products.update(productId, {
+          name: `EdgeClub ${plan.name}`,
+          description: plan.description || undefined,
+        })
+      } else {
+        const product = await stripe.products.create(
+          {
+            name: `EdgeClub ${plan.name}`,
+            description: plan.description || undefined,
+            metadata: { planId: plan.id, slug: plan.slug },
+          },
+          { idempotencyKey: `product-${plan.id}` },
+        )
+        productId = product.id
+      }
+      const price = await stripe.prices.create(
+        {
+          product: productId,
+          unit_amount: plan.price_minor,
+          currency: plan.currency.toLowerCase(),
+          metadata: { planId: plan.id },
+          ...(plan.interval === 'lifetime'
+            ? {}
+            : { recurring: { interval: plan.interval, interval_count: plan.interval_count } }),
+        },
+        { idempotencyKey: priceKey(plan) },
+      )
+      const previous = plan.stripe_price_id
+      await db
+        .updateTable('plans')
+        .set({ stripe_product_id: productId, stripe_price_id: price.id })
+        .where('id', '=', plan.id)
+        .execute()
+      if (previous && previous !== price.id)
+        await stripe.prices.update(previous, { active: false }).catch(() => undefined)
+      return price.id
+    },
+  }
+}
+export type StripeCatalog = ReturnType<typeof createStripeCatalog>

@@ -1,0 +1,41 @@
+import type Stripe from 'stripe'
+import type { PaidInvoice } from './fulfilment'
+
+/** Reading the parts of Stripe objects we rely on, in the shapes of the pinned API version. */
+
+export const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  value == null ? null : typeof value === 'string' ? value : value.id
+
+export function invoiceSubscriptionId(invoice: Stripe.Invoice): string | null {
+  return idOf(invoice.parent?.subscription_details?.subscription ?? null)
+}
+
+/** The PaymentIntent paying an invoice (expand `payments` when retrieving it). */
+export function invoicePaymentIntentId(invoice: Stripe.Invoice): string | null {
+  for (const entry of invoice.payments?.data ?? []) {
+    const id = idOf(entry.payment?.payment_intent ?? null)
+    if (id) return id
+  }
+  return null
+}
+
+export function toPaidInvoice(invoice: Stripe.Invoice, chargeId: string | null): PaidInvoice | undefined {
+  const subscriptionId = invoiceSubscriptionId(invoice)
+  if (!invoice.id || !subscriptionId) return undefined
+  const periods = invoice.lines.data.map((line) => line.period)
+  const start = Math.min(...periods.map((period) => period.start))
+  const end = Math.max(...periods.map((period) => period.end))
+  const metadata = invoice.parent?.subscription_details?.metadata ?? {}
+  return {
+    id: invoice.id,
+    subscriptionId,
+    amountPaid: invoice.amount_paid,
+    currency: invoice.currency,
+    periodStart: new Date(start * 1000),
+    periodEnd: new Date(end * 1000),
+    userId: metadata.userId,
+    planId: metadata.planId,
+    paymentIntentId: invoicePaymentIntentId(invoice),
+    chargeId,
+  }
+}

@@ -1,0 +1,127 @@
+import { type PlanInput, toMinorUnits } from '@edgeclub/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import type { PlanRow } from '../../db/types'
+import type { Clock } from '../../lib/clock'
+import { badRequest, conflict, notFound } from '../../lib/errors'
+import type { StripeCatalog } from '../payments/stripe-catalog'
+import type { PlansRepository } from './plans-repository'
+import { type PlansService, toPlan } from './plans-service'
+
+export function toAdminPlan(row: PlanRow & { subscriber_count?: number | null }) {
+  return {
+    ...toPlan(row),
+    archived: row.archived_at !== null,
+    subscriberCount: Number(row.subscriber_count ?? 0),
+  }
+}
+
+/**
+ * Plan management (issue 6): the same validation as SPEC §3's Plan, unique slugs, archive instead
+ * of delete once a plan was used, and a new Stripe price when the amount changes (existing
+ * subscribers keep theirs: Stripe subscriptions point at the price they were created with).
+ */
+export function createPlansAdminService(deps: {
+  repo: PlansRepository
+  plans: PlansService
+  catalog: StripeCatalog | undefined
+  clock: Clock
+  log: FastifyBaseLogger
+}) {
+  const { repo } = deps
+
+  const syncStripe = async (plan: PlanRow) => {
+    if (!deps.catalog || !plan.is_active || plan.archived_at) return
+    await deps.catalog.ensurePrice(plan).catch((error: unknown) => {
+      // The checkout makes sure of it again; a Stripe outage must not block editing plans.
+      deps.log.warn(
+        { planId: plan.id, reason: error instanceof Error ? error.message : String(error) },
+        'could not sync a plan to Stripe',
+      )
+    })
+  }
+
+  const changed = async (plan: PlanRow) => {
+    deps.plans.invalidate()
+    await syncStripe(plan)
+    return plan
+  }
+
+  async function getOrThrow(id: string): Promise<PlanRow> {
+    const plan = /^[0-9a-f-]{36}$/i.test(id) ? await repo.findById(id) : undefined
+    if (!plan) throw notFound('Plan not found')
+    return plan
+  }
+
+  const columns = (input: Partial<PlanInput>, currency: string) => ({
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.slug !== undefined ? { slug: input.slug } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.price !== undefined
+      ? { price_minor: toMinorUnits(input.price, input.currency ?? currency) }
+      : {}),
+    ...(input.currency !== undefined ? { currency: input.currency } : {}),
+    ...(input.interval !== undefined ? { interval: input.interval } : {}),
+    ...(input.intervalCount !== undefined
+      ? { interval_count: input.interval === 'lifetime' ? 1 : input.intervalCount }
+      : {}),
+    ...(input.features !== undefined ? { features: JSON.stringify(input.features) } : {}),
+    ...(input.isPopular !== undefined ? { is_popular: input.isPopular } : {}),
+    ...(input.sortOrder !== undefined ? { sort_order: input.sortOrder } : {}),
+    ...(input.isActive !== undefined ? { is_active: input.isActive } : {}),
+  })
+
+  return {
+    getOrThrow,
+
+    async create(input: PlanInput): Promise<PlanRow> {
+      if (await repo.findBySlug(input.slug))
+        throw conflict(`A plan with the slug "${input.slug}" already exists`)
+      const row = await repo.insert({
+        name: input.name,
+        slug: input.slug,
+        description: input.description,
+        price_minor: toMinorUnits(input.price, input.currency),
+        currency: input.currency,
+        interval: input.interval,
+        interval_count: input.interval === 'lifetime' ? 1 : input.intervalCount,
+        features: JSON.stringify(input.features),
+        is_popular: input.isPopular,
+        sort_order: input.sortOrder,
+        is_active: input.isActive,
+      })
+      return changed(row)
+    },
+
+    async update(id: string, input: Partial<PlanInput>): Promise<PlanRow> {
+      const plan = await getOrThrow(id)
+      if (input.slug && input.slug !== plan.slug && (await repo.findBySlug(input.slug))) {
+        throw conflict(`A plan with the slug "${input.slug}" already exists`)
+      }
+      if (plan.archived_at && input.isActive) throw badRequest('An archived plan cannot be made active again')
+      const row = await repo.update(id, { ...columns(input, plan.currency), updated_at: deps.clock.now() })
+      return changed(row ?? plan)
+    },
+
+    async toggle(id: string): Promise<PlanRow> {
+      const plan = await getOrThrow(id)
+      if (plan.archived_at) throw badRequest('An archived plan cannot be made active again')
+      const row = await repo.update(id, { is_active: !plan.is_active, updated_at: deps.clock.now() })
+      return changed(row ?? plan)
+    },
+
+    /** Deletes a plan nobody used; archives one that anybody ever held or paid for. */
+    async remove(id: string): Promise<{ deleted: boolean; archived: boolean }> {
+      const plan = await getOrThrow(id)
+      if (await repo.everUsed(id)) {
+        const now = deps.clock.now()
+        await repo.update(id, { archived_at: plan.archived_at ?? now, is_active: false, updated_at: now })
+        deps.plans.invalidate()
+        return { deleted: false, archived: true }
+      }
+      await repo.delete(id)
+      deps.plans.invalidate()
+      return { deleted: true, archived: false }
+    },
+  }
+}
+export type PlansAdminService = ReturnType<typeof createPlansAdminService>

@@ -1,0 +1,95 @@
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import type { DB, PlanRow, PlansTable } from '../../db/types'
+
+export const PLAN_SORT_COLUMNS = {
+  sortOrder: 'sort_order',
+  name: 'name',
+  price: 'price_minor',
+  createdAt: 'created_at',
+} as const
+
+type Executor = Kysely<DB> | Transaction<DB>
+
+export function createPlansRepository(db: Kysely<DB>) {
+  return {
+    listActive(trx: Executor = db): Promise<PlanRow[]> {
+      return trx
+        .selectFrom('plans')
+        .selectAll()
+        .where('is_active', '=', true)
+        .where('archived_at', 'is', null)
+        .orderBy('sort_order')
+        .orderBy('created_at')
+        .execute()
+    },
+
+    findById(id: string, trx: Executor = db): Promise<PlanRow | undefined> {
+      return trx.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    findBySlug(slug: string, trx: Executor = db): Promise<PlanRow | undefined> {
+      return trx.selectFrom('plans').selectAll().where('slug', '=', slug).executeTakeFirst()
+    },
+
+    insert(plan: Insertable<PlansTable>): Promise<PlanRow> {
+      return db.insertInto('plans').values(plan).returningAll().executeTakeFirstOrThrow()
+    },
+
+    update(id: string, changes: Updateable<PlansTable>): Promise<PlanRow | undefined> {
+      return db.updateTable('plans').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+    },
+
+    delete(id: string) {
+      return db.deleteFrom('plans').where('id', '=', id).execute()
+    },
+
+    /** Whether anyone ever paid for or held this plan (then it is archived, never deleted). */
+    async everUsed(id: string): Promise<boolean> {
+      const row = await db
+        .selectNoFrom((eb) => [
+          eb.exists(eb.selectFrom('subscriptions').select('id').where('plan_id', '=', id)).as('subscribed'),
+          eb.exists(eb.selectFrom('payments').select('id').where('plan_id', '=', id)).as('paid'),
+        ])
+        .executeTakeFirstOrThrow()
+      return Boolean(row.subscribed) || Boolean(row.paid)
+    },
+
+    async list(query: {
+      page: number
+      limit: number
+      search?: string
+      sortBy: keyof typeof PLAN_SORT_COLUMNS
+      sortOrder: 'asc' | 'desc'
+      includeArchived: boolean
+    }) {
+      let base = db.selectFrom('plans')
+      if (!query.includeArchived) base = base.where('archived_at', 'is', null)
+      if (query.search) {
+        const term = `%${query.search.toLowerCase()}%`
+        base = base.where((eb) =>
+          eb.or([eb(sql`lower(name)`, 'like', term), eb(sql`lower(slug)`, 'like', term)]),
+        )
+      }
+      const [rows, total] = await Promise.all([
+        base
+          .selectAll()
+          .select((eb) =>
+            eb
+              .selectFrom('subscriptions')
+              .select((inner) => inner.fn.countAll<number>().as('n'))
+              .whereRef('subscriptions.plan_id', '=', 'plans.id')
+              .where('subscriptions.status', 'in', ['active', 'past_due'])
+              .as('subscriber_count'),
+          )
+          .orderBy(PLAN_SORT_COLUMNS[query.sortBy], query.sortOrder)
+          .orderBy('id')
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+      ])
+      return { rows, total: Number(total.count) }
+    },
+  }
+}
+export type PlansRepository = ReturnType<typeof createPlansRepository>

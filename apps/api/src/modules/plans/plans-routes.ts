@@ -1,0 +1,46 @@
+import { PlanSchema } from '@edgeclub/shared'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { envelope } from '../../lib/envelope'
+import { HOT_ROUTE } from '../../lib/hot-route'
+import type { PlansService } from './plans-service'
+
+const PlansResponse = envelope(z.array(PlanSchema))
+
+export const planRoutes: FastifyPluginAsyncZod<{ plans: PlansService }> = async (app, { plans }) => {
+  const publicCache = 'public, max-age=10, stale-while-revalidate=60'
+
+  app.get(
+    '/admin/plans/public/active',
+    {
+      ...HOT_ROUTE,
+      schema: {
+        tags: ['plans'],
+        summary: 'Active plans for the pricing page',
+        response: { 200: PlansResponse },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('cache-control', publicCache)
+        .type('application/json; charset=utf-8')
+        .send((await plans.listActiveEnvelopeJson()) as never),
+  )
+
+  app.get(
+    '/subscriptions/plans',
+    {
+      ...HOT_ROUTE,
+      schema: {
+        tags: ['subscriptions'],
+        summary: 'Plans a member can subscribe to',
+        response: { 200: PlansResponse },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('cache-control', publicCache)
+        .type('application/json; charset=utf-8')
+        .send((await plans.listActiveEnvelopeJson()) as never),
+  )
+}

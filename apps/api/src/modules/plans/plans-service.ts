@@ -1,0 +1,56 @@
+import { fromMinorUnits, type Plan } from '@edgeclub/shared'
+import type { PlanRow } from '../../db/types'
+import type { PlansRepository } from './plans-repository'
+
+/** The API shape of a plan (SPEC §3): price in major units, id and _id both present. */
+export function toPlan(row: PlanRow): Plan {
+  return {
+    id: row.id,
+    _id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    price: fromMinorUnits(row.price_minor, row.currency),
+    currency: row.currency,
+    interval: row.interval,
+    intervalCount: row.interval_count,
+    features: row.features,
+    isPopular: row.is_popular,
+    sortOrder: row.sort_order,
+    isActive: row.is_active && row.archived_at === null,
+  }
+}
+
+/**
+ * The public plan list is read on every pricing view and changes only when an admin edits a plan,
+ * so it is kept for a few seconds. Writes through this instance clear it at once; other instances
+ * pick the change up within the TTL.
+ */
+export function createPlansService(deps: { repo: PlansRepository; cacheMs?: number; now?: () => number }) {
+  const cacheMs = deps.cacheMs ?? 5_000
+  const now = deps.now ?? Date.now
+  let cached: { plans: Plan[]; json: string; at: number } | undefined
+
+  const load = async () => {
+    if (cached && now() - cached.at < cacheMs) return cached
+    const plans = (await deps.repo.listActive()).map(toPlan)
+    cached = { plans, json: JSON.stringify({ success: true, data: plans }), at: now() }
+    return cached
+  }
+
+  return {
+    async listActive(): Promise<Plan[]> {
+      return (await load()).plans
+    },
+
+    /** The public answer, serialized once per cache period: this is read on every pricing view. */
+    async listActiveEnvelopeJson(): Promise<string> {
+      return (await load()).json
+    },
+
+    invalidate(): void {
+      cached = undefined
+    },
+  }
+}
+export type PlansService = ReturnType<typeof createPlansService>

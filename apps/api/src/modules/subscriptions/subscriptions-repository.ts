@@ -1,0 +1,212 @@
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
+
+type Executor = Kysely<DB> | Transaction<DB>
+
+export const SUBSCRIPTION_SORTS = {
+  createdAt: 'subscriptions.created_at',
+  startDate: 'subscriptions.start_date',
+  endDate: 'subscriptions.end_date',
+  status: 'subscriptions.status',
+} as const
+export type SubscriptionSort = keyof typeof SUBSCRIPTION_SORTS
+
+export interface SubscriptionListQuery {
+  page: number
+  limit: number
+  search?: string
+  sortBy: SubscriptionSort
+  sortOrder: 'asc' | 'desc'
+  userId?: string
+  status?: string
+}
+
+export function createSubscriptionsRepository(db: Kysely<DB>) {
+  return {
+    findById(id: string, trx: Executor = db): Promise<SubscriptionRow | undefined> {
+      return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    findByStripeId(stripeSubscriptionId: string, trx: Executor = db): Promise<SubscriptionRow | undefined> {
+      return trx
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('stripe_subscription_id', '=', stripeSubscriptionId)
+        .executeTakeFirst()
+    },
+
+    /** Subscriptions that may give access now (active, or past due within grace), newest first. */
+    listCurrent(userId: string, now: Date, trx: Executor = db) {
+      return trx
+        .selectFrom('subscriptions')
+        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+        .selectAll('subscriptions')
+        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+        .where('subscriptions.user_id', '=', userId)
+        .where((eb) =>
+          eb.or([
+            eb.and([
+              eb('subscriptions.status', '=', 'active'),
+              eb.or([eb('subscriptions.end_date', 'is', null), eb('subscriptions.end_date', '>', now)]),
+            ]),
+            eb.and([eb('subscriptions.status', '=', 'past_due'), eb('subscriptions.grace_until', '>', now)]),
+          ]),
+        )
+        .orderBy(sql`subscriptions.end_date is null`, 'desc')
+        .orderBy('subscriptions.end_date', 'desc')
+        .execute()
+    },
+
+    /** The most recent subscription of a member, whatever its state. */
+    latest(userId: string, trx: Executor = db) {
+      return trx
+        .selectFrom('subscriptions')
+        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+        .selectAll('subscriptions')
+        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+        .where('subscriptions.user_id', '=', userId)
+        .orderBy('subscriptions.created_at', 'desc')
+        .executeTakeFirst()
+    },
+
+    insert(subscription: Insertable<SubscriptionsTable>, trx: Executor = db): Promise<SubscriptionRow> {
+      return trx.insertInto('subscriptions').values(subscription).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** One local row per Stripe subscription: created on its first paid invoice, updated afterwards. */
+    async upsertStripe(
+      subscription: Insertable<SubscriptionsTable> & { stripe_subscription_id: string; end_date: Date },
+      trx: Executor = db,
+    ): Promise<SubscriptionRow> {
+      return trx
+        .insertInto('subscriptions')
+        .values(subscription)
+        .onConflict((oc) =>
+          oc.column('stripe_subscription_id').doUpdateSet({
+            status: 'active',
+            grace_until: null,
+            end_date: sql`greatest(subscriptions.end_date, excluded.end_date)`,
+            updated_at: subscription.updated_at ?? new Date(),
+          }),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+
+    update(
+      id: string,
+      changes: Updateable<SubscriptionsTable>,
+      trx: Executor = db,
+    ): Promise<SubscriptionRow | undefined> {
+      return trx
+        .updateTable('subscriptions')
+        .set(changes)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    insertPeriod(
+      period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
+      trx: Executor = db,
+    ) {
+      return trx
+        .insertInto('subscription_periods')
+        .values({
+          subscription_id: period.subscriptionId,
+          payment_id: period.paymentId,
+          start_date: period.start,
+          end_date: period.end,
+        })
+        .onConflict((oc) => oc.column('payment_id').doNothing())
+        .execute()
+    },
+
+    /** Crypto-paid periods ending soon whose reminder for this end date was not sent yet. */
+    listCryptoEndingBetween(from: Date, to: Date, trx: Executor = db) {
+      return trx
+        .selectFrom('subscriptions')
+        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+        .selectAll('subscriptions')
+        .select(['plans.name as plan_name'])
+        .where('subscriptions.provider', '=', 'crypto')
+        .where('subscriptions.status', '=', 'active')
+        .where('subscriptions.end_date', '>', from)
+        .where('subscriptions.end_date', '<=', to)
+        .where((eb) =>
+          eb.or([
+            eb('subscriptions.renewal_reminder_for', 'is', null),
+            eb('subscriptions.renewal_reminder_for', '!=', eb.ref('subscriptions.end_date')),
+          ]),
+        )
+        .execute()
+    },
+
+    /** Active subscriptions past their end, and past-due ones past their grace: access is over. */
+    expireEnded(now: Date, trx: Executor = db) {
+      return trx
+        .updateTable('subscriptions')
+        .set({ status: 'expired', ended_at: now, updated_at: now })
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'active'), eb('end_date', 'is not', null), eb('end_date', '<=', now)]),
+            eb.and([eb('status', '=', 'past_due'), eb('grace_until', '<=', now)]),
+          ]),
+        )
+        .returning(['id', 'user_id'])
+        .execute()
+    },
+
+    async list(query: SubscriptionListQuery) {
+      let base = db.selectFrom('subscriptions')
+      if (query.userId) base = base.where('subscriptions.user_id', '=', query.userId)
+      if (query.status) base = base.where('subscriptions.status', '=', query.status as 'active')
+      if (query.search) {
+        const term = query.search.toLowerCase()
+        base = base.where((eb) =>
+          eb.or([
+            eb(
+              'subscriptions.user_id',
+              'in',
+              eb
+                .selectFrom('users')
+                .select('id')
+                .where((inner) =>
+                  inner.or([
+                    inner(sql`lower(email)`, 'like', `%${term}%`),
+                    inner(sql`lower(discord_username)`, 'like', `%${term}%`),
+                  ]),
+                ),
+            ),
+            eb(
+              'subscriptions.plan_id',
+              'in',
+              eb.selectFrom('plans').select('id').where(sql`lower(name)`, '=', term),
+            ),
+            eb(sql`subscriptions.status::text`, '=', term),
+          ]),
+        )
+      }
+      const [rows, total] = await Promise.all([
+        base
+          .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+          .innerJoin('users', 'users.id', 'subscriptions.user_id')
+          .selectAll('subscriptions')
+          .select([
+            'plans.name as plan_name',
+            'plans.slug as plan_slug',
+            'plans.interval as plan_interval',
+            'users.email as user_email',
+          ])
+          .orderBy(SUBSCRIPTION_SORTS[query.sortBy], query.sortOrder)
+          .orderBy('subscriptions.id', query.sortOrder)
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+      ])
+      return { rows, total: Number(total.count) }
+    },
+  }
+}
+export type SubscriptionsRepository = ReturnType<typeof createSubscriptionsRepository>

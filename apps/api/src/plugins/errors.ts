@@ -1,0 +1,111 @@
+import type { FieldError } from '@edgeclub/shared'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { AppError } from '../lib/errors'
+
+/**
+ * Turns every failure into the envelope of DESIGN §4. Messages of AppErrors and of request-shape
+ * errors are shown as they are; anything else is logged and answered with a request id only.
+ */
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.headers) reply.headers(error.headers)
+  return reply.status(error.statusCode).send({
+    success: false,
+    error: error.code,
+    message: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+  })
+}
+
+function fieldName(instancePath: string, context: string | undefined): string {
+  const field = instancePath.replace(/^\//, '').replaceAll('/', '.')
+  return field || context || 'body'
+}
+
+/** Fastify's own request errors (body parsing, content type) as user-facing AppErrors. */
+function fromFastifyError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('VALIDATION_ERROR', 'The request body is too large (the limit is 1 MB)', {
+        statusCode: 413,
+      })
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The request body is not valid JSON')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The request body is empty; send a JSON object')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('VALIDATION_ERROR', 'Send the request body as application/json', {
+        statusCode: 415,
+      })
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_ERROR', 'The request body does not match its Content-Length')
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return new AppError('VALIDATION_ERROR', 'The request body is not valid JSON')
+  }
+  return undefined
+}
+
+export default fp(
+  async (app: FastifyInstance, options: { logStacks: boolean }) => {
+    app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      if (error instanceof AppError) return sendError(reply, error)
+
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        const errors: FieldError[] = error.validation.map((issue) => ({
+          field: fieldName(issue.instancePath, error.validationContext),
+          message: issue.message ?? 'Invalid value',
+        }))
+        return sendError(
+          reply,
+          new AppError('VALIDATION_ERROR', errors[0]?.message ?? 'Invalid request', { errors }),
+        )
+      }
+
+      const known = fromFastifyError(error)
+      if (known) return sendError(reply, known)
+
+      if (error.statusCode === 429) {
+        return sendError(
+          reply,
+          new AppError('RATE_LIMITED', 'Too many requests. Please wait a moment and try again.'),
+        )
+      }
+
+      const status = error.statusCode ?? 500
+      if (status >= 400 && status < 500 && !isResponseSerializationError(error)) {
+        // Fastify's client errors (e.g. a bad header) carry safe messages of their own.
+        return sendError(reply, new AppError('VALIDATION_ERROR', error.message, { statusCode: status }))
+      }
+
+      request.log.error(
+        {
+          err: {
+            type: error.name,
+            code: error.code,
+            message: error.message,
+            ...(options.logStacks ? { stack: error.stack } : {}),
+          },
+        },
+        'request failed',
+      )
+      return reply.status(500).send({
+        success: false,
+        error: 'INTERNAL',
+        message: `Something went wrong on our side. Please try again; if it keeps happening, contact support with reference ${request.id}.`,
+        requestId: request.id,
+      })
+    })
+  },
+  { name: 'errors' },
+)
+
+/** The JSON 404 of the API. */
+export function apiNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return sendError(
+    reply,
+    new AppError('NOT_FOUND', `No API route matches ${request.method} ${request.url.split('?')[0]}`),
+  )
+}

@@ -1,0 +1,103 @@
+import { API_BASE } from '@edgeclub/shared'
+import compress from '@fastify/compress'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import helmet, { type HelmetOptions } from 'helmet'
+import type { Config } from '../config'
+import { rateLimited } from '../lib/errors'
+
+/** Stripe.js and its frames: the only third party a page may load (DESIGN §6). */
+const STRIPE_SCRIPT = 'https://js.stripe.com'
+const STRIPE_FRAMES = ['https://js.stripe.com', 'https://hooks.stripe.com']
+const STRIPE_API = 'https://api.stripe.com'
+
+export type CspDirectives = Record<string, string[]>
+
+/**
+ * The Content-Security-Policy for pages. Outside production the local Stripe emulator (the fake
+ * Stripe.js and the API it calls) is allowed too, by configuration.
+ */
+export function cspDirectives(config: Config): CspDirectives {
+  const emulatorOrigins =
+    config.env === 'production'
+      ? []
+      : [config.stripe.jsUrl, config.stripe.apiBase]
+          .filter((url): url is string => Boolean(url))
+          .map((url) => new URL(url).origin)
+  const unique = (values: string[]) => [...new Set(values)]
+  return {
+    'default-src': ["'self'"],
+    'script-src': unique(["'self'", STRIPE_SCRIPT, ...emulatorOrigins]),
+    'frame-src': unique([...STRIPE_FRAMES, ...emulatorOrigins]),
+    'connect-src': unique(["'self'", STRIPE_API, ...emulatorOrigins]),
+    'img-src': ["'self'", 'data:', 'https://*.stripe.com'],
+    'style-src': ["'self'"],
+    'font-src': ["'self'"],
+    'object-src': ["'none'"],
+    'base-uri': ["'self'"],
+    'form-action': ["'self'"],
+    'frame-ancestors': ["'none'"],
+    ...(config.env === 'production' ? { 'upgrade-insecure-requests': [] } : {}),
+  }
+}
+
+export function serializeCsp(directives: CspDirectives, extraScriptSources: string[] = []): string {
+  return Object.entries(directives)
+    .map(([name, values]) => {
+      const all = name === 'script-src' ? [...values, ...extraScriptSources] : values
+      return all.length ? `${name} ${all.join(' ')}` : name
+    })
+    .join('; ')
+}
+
+/**
+ * Helmet's headers, worked out once at start. Running helmet on every request re-serializes the CSP
+ * and costs more than serving a cached public endpoint; the headers never change, so they are
+ * computed here from helmet itself and set in one step per response.
+ */
+export function securityHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const response = {
+    setHeader: (name: string, value: string | number | readonly string[]) => {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value)
+    },
+    removeHeader: (name: string) => {
+      delete headers[name.toLowerCase()]
+    },
+    getHeader: (name: string) => headers[name.toLowerCase()],
+  }
+  let called = false
+  helmet(options)({} as never, response as never, () => {
+    called = true
+  })
+  if (!called) throw new Error('helmet did not finish synchronously')
+  return headers
+}
+
+export default fp(
+  async (app: FastifyInstance, options: { config: Config }) => {
+    const { config } = options
+    const headers = securityHeaders({
+      contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config) },
+      // Stripe's 3-D Secure frames need to open from our pages.
+      crossOriginEmbedderPolicy: false,
+      strictTransportSecurity: config.env === 'production',
+    })
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(headers)
+      done()
+    })
+    await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] })
+    await app.register(rateLimit, {
+      global: true,
+      max: config.limits.globalPerMinute,
+      timeWindow: '1 minute',
+      // The budget guards the API; pages and hashed assets are static and cheap (and CDN-cacheable).
+      allowList: (request) => !request.url.startsWith(API_BASE),
+      errorResponseBuilder: (_request, context) =>
+        rateLimited(`Too many requests. Please wait ${context.after} and try again.`, context.ttl / 1000),
+    })
+  },
+  { name: 'security' },
+)

@@ -1,0 +1,332 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { as, login, register, type Session } from './helpers/members'
+import { createTestApp, type TestApp } from './helpers/test-app'
+
+const API = '/discord/api'
+const ADMIN = { email: 'ops@edgeclub.test', password: 'Ops$ecret123' }
+
+describe('the admin API', () => {
+  let t: TestApp
+  let admin: Session
+  let member: Session & { password: string }
+  beforeAll(async () => {
+    t = await createTestApp({ env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password } })
+    admin = await login(t.app, ADMIN.email, ADMIN.password)
+    member = await register(t.app, { firstName: 'Mia', lastName: 'Member', discordUsername: 'mia_bets' })
+  })
+  afterAll(() => t.close())
+
+  const plan = () =>
+    t.database.db
+      .selectFrom('plans')
+      .select(['id', 'name'])
+      .where('slug', '=', 'weekly')
+      .executeTakeFirstOrThrow()
+
+  it('ADMIN-01 answers every admin route with 401 without a token and 403 for a member, changing nothing', async () => {
+    const { id: planId } = await plan()
+    const routes: [string, string, object?][] = [
+      ['GET', '/admin/users'],
+      ['GET', `/admin/users/${member.user.id}`],
+      ['POST', `/admin/users/${member.user.id}/grant`, { days: 30 }],
+      ['POST', `/admin/users/${member.user.id}/role`, { role: 'admin' }],
+      ['POST', `/admin/users/${member.user.id}/disable`, { disabled: true }],
+      ['GET', '/admin/subscriptions'],
+      ['GET', '/admin/payments'],
+      ['POST', '/admin/payments/00000000-0000-0000-0000-000000000000/refund', {}],
+      ['GET', '/admin/analytics'],
+      ['GET', '/admin/audit'],
+      ['GET', '/admin/plans'],
+      ['GET', `/admin/plans/${planId}`],
+      ['POST', '/admin/plans', { name: 'Hacked', slug: 'hacked', price: 1, interval: 'month' }],
+      ['PUT', `/admin/plans/${planId}`, { name: 'Hacked' }],
+      ['DELETE', `/admin/plans/${planId}`],
+      ['POST', `/admin/plans/${planId}/toggle`],
+    ]
+    for (const [method, url, payload] of routes) {
+      const anonymous = await t.app.inject({ method: method as 'GET', url: `${API}${url}`, payload })
+      expect(anonymous.statusCode, `${method} ${url} anonymous`).toBe(401)
+      const asMember = await as(t.app, member.accessToken, {
+        method: method as 'GET',
+        url: `${API}${url}`,
+        payload,
+      })
+      expect(asMember.statusCode, `${method} ${url} member`).toBe(403)
+      expect(asMember.json()).toMatchObject({ success: false, error: 'FORBIDDEN' })
+    }
+    const after = await t.database.db
+      .selectFrom('plans')
+      .select(['name', 'is_active'])
+      .where('id', '=', planId)
+      .executeTakeFirstOrThrow()
+    expect(after).toEqual({ name: 'Weekly', is_active: true })
+    const user = await t.database.db
+      .selectFrom('users')
+      .select(['role', 'disabled_at'])
+      .where('id', '=', member.user.id)
+      .executeTakeFirstOrThrow()
+    expect(user).toEqual({ role: 'member', disabled_at: null })
+    expect(await t.database.db.selectFrom('subscriptions').select('id').execute()).toHaveLength(0)
+    expect(
+      await t.database.db.selectFrom('plans').select('id').where('slug', '=', 'hacked').execute(),
+    ).toHaveLength(0)
+  })
+
+  it('ADMIN-02 lists members with search, a sort whitelist and bounded pages', async () => {
+    for (const name of ['Zed', 'Abe', 'Kim']) await register(t.app, { firstName: name, lastName: 'Lister' })
+    const list = (query: string) =>
+      as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/users?${query}` })
+    const search = (await list('search=lister&sortBy=name&sortOrder=asc&limit=2')).json().data
+    expect(search.pagination).toEqual({ page: 1, limit: 2, total: 3, pages: 2 })
+    expect(search.items.map((u: { firstName: string }) => u.firstName)).toEqual(['Abe', 'Kim'])
+    const second = (await list('search=lister&sortBy=name&sortOrder=asc&limit=2&page=2')).json().data
+    expect(second.items.map((u: { firstName: string }) => u.firstName)).toEqual(['Zed'])
+    const byDiscord = (await list('search=mia_bets')).json().data
+    expect(byDiscord.items.map((u: { email: string }) => u.email)).toEqual([member.user.email])
+    for (const bad of ['sortBy=password_hash', 'limit=101', 'page=0', 'sortOrder=sideways']) {
+      const response = await list(bad)
+      expect(response.statusCode, bad).toBe(400)
+      expect(response.json().error).toBe('VALIDATION_ERROR')
+    }
+  })
+
+  it('grants complimentary access, audited, and the member sees it', async () => {
+    const response = await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/admin/users/${member.user.id}/grant`,
+      payload: { days: 14 },
+    })
+    expect(response.statusCode).toBe(200)
+    const status = (
+      await as(t.app, member.accessToken, { method: 'GET', url: `${API}/subscriptions/status` })
+    ).json().data
+    expect(status).toMatchObject({
+      hasAccess: true,
+      activeSubscription: { status: 'active', provider: 'admin' },
+    })
+    const detail = (
+      await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/users/${member.user.id}` })
+    ).json().data
+    expect(detail.user.hasAccess).toBe(true)
+    expect(detail.subscriptions).toHaveLength(1)
+    const audit = (
+      await as(t.app, admin.accessToken, {
+        method: 'GET',
+        url: `${API}/admin/audit?targetId=${member.user.id}`,
+      })
+    ).json().data
+    expect(audit.items[0]).toMatchObject({
+      action: 'user.grant',
+      outcome: 'success',
+      actor: { email: ADMIN.email },
+      targetId: member.user.id,
+    })
+  })
+
+  it('disabling an account signs it out everywhere and blocks sign-in; failures are audited too', async () => {
+    const target = await register(t.app)
+    await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/admin/users/${target.user.id}/disable`,
+      payload: { disabled: true },
+    })
+    expect(
+      (await as(t.app, target.accessToken, { method: 'GET', url: `${API}/auth/profile` })).statusCode,
+    ).toBe(401)
+    const signIn = await t.app.inject({
+      method: 'POST',
+      url: `${API}/auth/login`,
+      payload: { email: target.user.email, password: target.password },
+    })
+    expect(signIn.statusCode).toBe(403)
+    const self = await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/admin/users/${admin.user.id}/disable`,
+      payload: { disabled: true },
+    })
+    expect(self.statusCode).toBe(400)
+    const audit = (
+      await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/audit?search=user.disable` })
+    ).json().data
+    expect(audit.items.map((entry: { outcome: string }) => entry.outcome)).toEqual(['failure', 'success'])
+  })
+
+  it('promotes and demotes, but never the last word on oneself', async () => {
+    const target = await register(t.app)
+    const promote = await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/admin/users/${target.user.id}/role`,
+      payload: { role: 'admin' },
+    })
+    expect(promote.json().data.role).toBe('admin')
+    expect(
+      (await as(t.app, target.accessToken, { method: 'GET', url: `${API}/admin/users` })).statusCode,
+    ).toBe(200)
+    await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/admin/users/${target.user.id}/role`,
+      payload: { role: 'member' },
+    })
+    expect(
+      (await as(t.app, target.accessToken, { method: 'GET', url: `${API}/admin/users` })).statusCode,
+    ).toBe(403)
+    const self = await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/admin/users/${admin.user.id}/role`,
+      payload: { role: 'member' },
+    })
+    expect(self.statusCode).toBe(400)
+  })
+
+  describe('plans', () => {
+    const input = {
+      name: 'Quarterly',
+      slug: 'quarterly',
+      description: 'Three months',
+      price: 99.5,
+      currency: 'USD',
+      interval: 'month',
+      intervalCount: 3,
+      features: ['All picks'],
+      isPopular: false,
+      sortOrder: 5,
+      isActive: true,
+    }
+
+    it('ADMIN-12 ADMIN-13 ADMIN-15 creates, updates and toggles a plan; the public list follows', async () => {
+      const created = await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/admin/plans`,
+        payload: input,
+      })
+      expect(created.statusCode).toBe(201)
+      const plan = created.json().data
+      expect(plan).toMatchObject({
+        name: 'Quarterly',
+        price: 99.5,
+        intervalCount: 3,
+        archived: false,
+        subscriberCount: 0,
+      })
+      const publicList = async () =>
+        (await t.app.inject({ method: 'GET', url: `${API}/admin/plans/public/active` }))
+          .json()
+          .data.map((p: { slug: string }) => p.slug)
+      expect(await publicList()).toContain('quarterly')
+      const duplicate = await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/admin/plans`,
+        payload: input,
+      })
+      expect(duplicate.statusCode).toBe(409)
+      const updated = await as(t.app, admin.accessToken, {
+        method: 'PUT',
+        url: `${API}/admin/plans/${plan.id}`,
+        payload: { price: 89, name: 'Quarter' },
+      })
+      expect(updated.json().data).toMatchObject({ price: 89, name: 'Quarter' })
+      const toggled = await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/admin/plans/${plan.id}/toggle`,
+      })
+      expect(toggled.json().data.isActive).toBe(false)
+      expect(await publicList()).not.toContain('quarterly')
+      const one = await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/plans/${plan.id}` })
+      expect(one.json().data.name).toBe('Quarter')
+    })
+
+    it('validates plans like SPEC §3 Plan', async () => {
+      const bad = await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/admin/plans`,
+        payload: { ...input, slug: 'Bad Slug', price: 0.1, interval: 'fortnight' },
+      })
+      expect(bad.statusCode).toBe(400)
+      expect(
+        bad
+          .json()
+          .errors.map((e: { field: string }) => e.field)
+          .sort(),
+      ).toEqual(['interval', 'price', 'slug'])
+    })
+
+    it('ADMIN-14 deletes an unused plan but archives one that had subscribers', async () => {
+      const unused = (
+        await as(t.app, admin.accessToken, {
+          method: 'POST',
+          url: `${API}/admin/plans`,
+          payload: { ...input, slug: 'unused-plan' },
+        })
+      ).json().data
+      const gone = await as(t.app, admin.accessToken, {
+        method: 'DELETE',
+        url: `${API}/admin/plans/${unused.id}`,
+      })
+      expect(gone.json().data).toEqual({ deleted: true, archived: false })
+      // The grant above was on the monthly plan (the default for complimentary access).
+      const monthly = await t.database.db
+        .selectFrom('plans')
+        .select(['id'])
+        .where('slug', '=', 'monthly')
+        .executeTakeFirstOrThrow()
+      const archived = await as(t.app, admin.accessToken, {
+        method: 'DELETE',
+        url: `${API}/admin/plans/${monthly.id}`,
+      })
+      expect(archived.json().data).toEqual({ deleted: false, archived: true })
+      const all = (
+        await as(t.app, admin.accessToken, {
+          method: 'GET',
+          url: `${API}/admin/plans?includeArchived=true&limit=100`,
+        })
+      ).json().data.items
+      expect(all.find((p: { id: string }) => p.id === monthly.id)).toMatchObject({
+        archived: true,
+        isActive: false,
+      })
+      const still = await t.database.db
+        .selectFrom('subscriptions')
+        .select('id')
+        .where('plan_id', '=', monthly.id)
+        .execute()
+      expect(still.length).toBeGreaterThan(0)
+    })
+  })
+
+  it('ADMIN-08 computes analytics from the database, consistent with the lists', async () => {
+    const analytics = (
+      await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/analytics` })
+    ).json().data
+    const subscriptions = (
+      await as(t.app, admin.accessToken, {
+        method: 'GET',
+        url: `${API}/admin/subscriptions?status=active&limit=100`,
+      })
+    ).json().data
+    const activeUsers = new Set(subscriptions.items.map((s: { userId: string }) => s.userId))
+    expect(analytics.activeMembers).toBe(activeUsers.size)
+    expect(analytics.revenueByMonth).toHaveLength(12)
+    expect(analytics.mrr).toBe(0)
+    expect(
+      analytics.planMix.reduce((sum: number, row: { members: number }) => sum + row.members, 0),
+    ).toBeGreaterThanOrEqual(activeUsers.size)
+    expect(analytics).toMatchObject({
+      currency: 'USD',
+      newMembers30d: expect.any(Number),
+      cancellations30d: expect.any(Number),
+      churnRate: expect.any(Number),
+    })
+  })
+
+  it('exports the filtered payments as CSV', async () => {
+    const response = await as(t.app, admin.accessToken, {
+      method: 'GET',
+      url: `${API}/admin/payments?format=csv&provider=admin`,
+    })
+    expect(response.headers['content-type']).toContain('text/csv')
+    const lines = response.body.trim().split('\r\n')
+    expect(lines[0]).toBe('id,member,kind,plan,amount,refunded,currency,status,provider,created_at')
+    expect(lines.slice(1).every((line) => line.includes(',grant,') && line.includes(',admin,'))).toBe(true)
+    expect(lines.length).toBeGreaterThan(1)
+  })
+})
