@@ -1,0 +1,157 @@
+import { formatMoney } from '@edgeclub/shared'
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
+import { buttonClasses } from '../../components/ui/button'
+import { Alert, inputClasses } from '../../components/ui/field'
+
+/** The form input look without its full width and with less height, for inline controls (add a w-*). */
+export const smallInput = inputClasses.replace('block w-full', 'block').replace('py-2.5', 'py-1.5')
+
+export type NoticeState = { tone: 'success' | 'error'; text: string } | null
+
+export function Panel({
+  title,
+  children,
+  actions,
+}: {
+  title: string
+  children: ReactNode
+  actions?: ReactNode
+}) {
+  const id = `panel-${useId().replace(/[^\w-]/g, '')}`
+  return (
+    <section aria-labelledby={id} className="rounded-2xl border border-slate-800 bg-slate-900/70 p-4 sm:p-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id={id} className="text-lg font-semibold text-white">
+          {title}
+        </h2>
+        {actions}
+      </div>
+      <div className="mt-4">{children}</div>
+    </section>
+  )
+}
+
+/** An action's outcome; scrolled into view, since on a phone the action may be far below it. */
+export function Notice({ notice }: { notice: NoticeState }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (notice) ref.current?.scrollIntoView?.({ block: 'nearest' })
+  }, [notice])
+  return notice ? (
+    <div ref={ref} className="scroll-mt-4">
+      <Alert tone={notice.tone}>{notice.text}</Alert>
+    </div>
+  ) : null
+}
+
+/** The error text of a failed admin action. */
+export const failureText = (error: unknown, fallback = 'The action failed') =>
+  error instanceof Error && error.message ? error.message : fallback
+
+/**
+ * A destructive action asks once more before it runs. Focus moves to the question's Cancel (the
+ * safe choice) and comes back to the button afterwards, so the keyboard never loses its place.
+ * `children` are extra fields of the question (a refund's amount, for instance); `onConfirm` may
+ * return false to keep the question open (e.g. when those fields are invalid).
+ */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  question,
+  onConfirm,
+  variant = 'secondary',
+  disabled = false,
+  children,
+  context,
+}: {
+  label: string
+  confirmLabel: string
+  question: string
+  /** Resolving to false keeps the question open. */
+  onConfirm: () => unknown
+  variant?: 'secondary' | 'danger' | 'ghost' | 'primary'
+  disabled?: boolean
+  children?: ReactNode
+  /** Said after the label to screen readers when several rows have the same button (e.g. the member). */
+  context?: string
+}) {
+  const [asking, setAsking] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const questionId = useId()
+  const triggerRef = useRef<HTMLButtonElement>(null)
+  const cancelRef = useRef<HTMLButtonElement>(null)
+  const restoreFocus = useRef(false)
+
+  useEffect(() => {
+    if (asking) cancelRef.current?.focus()
+    else if (restoreFocus.current) {
+      restoreFocus.current = false
+      triggerRef.current?.focus()
+    }
+  }, [asking])
+
+  const close = () => {
+    restoreFocus.current = true
+    setAsking(false)
+  }
+
+  if (!asking) {
+    return (
+      <button
+        ref={triggerRef}
+        type="button"
+        className={buttonClasses(variant, 'px-3 py-1.5')}
+        onClick={() => setAsking(true)}
+        disabled={disabled}
+      >
+        {label}
+        {context ? <span className="sr-only"> {context}</span> : null}
+      </button>
+    )
+  }
+  return (
+    <fieldset
+      aria-labelledby={questionId}
+      className="flex flex-wrap items-end gap-2 rounded-lg border border-amber-400/40 bg-amber-500/10 px-3 py-2"
+    >
+      <span id={questionId} className="w-full text-sm text-amber-100">
+        {question}
+      </span>
+      {children}
+      <button
+        type="button"
+        className={buttonClasses('danger', 'px-3 py-1.5')}
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true)
+          let keepOpen = false
+          try {
+            keepOpen = (await onConfirm()) === false
+          } finally {
+            setBusy(false)
+            if (!keepOpen) close()
+          }
+        }}
+      >
+        {busy ? 'Working...' : confirmLabel}
+      </button>
+      <button
+        ref={cancelRef}
+        type="button"
+        className={buttonClasses('ghost', 'px-3 py-1.5')}
+        onClick={close}
+        disabled={busy}
+      >
+        Cancel
+      </button>
+    </fieldset>
+  )
+}
+
+export const money = (amount: number, currency = 'USD') => formatMoney(amount, currency)
+export const day = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleDateString('en-US', { dateStyle: 'medium' }) : '—'
+export const moment = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }) : '—'
+/** API words (past_due, partially_refunded) as people read them. */
+export const words = (value: string) => value.replace(/_/g, ' ')

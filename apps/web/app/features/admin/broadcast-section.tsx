@@ -1,0 +1,193 @@
+import { BroadcastSchema } from '@edgeclub/shared'
+import { useQuery } from '@tanstack/react-query'
+import { useEffect, useRef, useState } from 'react'
+import { buttonClasses } from '../../components/ui/button'
+import { Alert, Field, TextArea, TextInput } from '../../components/ui/field'
+import { zodFieldErrors } from '../../lib/form-errors'
+import { act, fetchData } from './admin-api'
+import { failureText, Notice, type NoticeState, Panel } from './admin-ui'
+
+interface Health {
+  ok: boolean
+  checks: { name: string; ok: boolean; detail: string }[]
+  drift: { missingRole: number; extraRole: number }
+}
+
+export function BroadcastSection() {
+  const [title, setTitle] = useState('')
+  const [message, setMessage] = useState('')
+  const [alsoEmail, setAlsoEmail] = useState(false)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [confirming, setConfirming] = useState(false)
+  const [sending, setSending] = useState(false)
+  const [notice, setNotice] = useState<NoticeState>(null)
+  const cancelRef = useRef<HTMLButtonElement>(null)
+  const reviewRef = useRef<HTMLButtonElement>(null)
+  const wasConfirming = useRef(false)
+  // The question takes the Review button's place: focus goes to its safe answer, and back afterwards.
+  useEffect(() => {
+    if (confirming) cancelRef.current?.focus()
+    else if (wasConfirming.current) reviewRef.current?.focus()
+    wasConfirming.current = confirming
+  }, [confirming])
+  const health = useQuery({
+    queryKey: ['admin', 'discord-health'],
+    queryFn: () => fetchData<Health>('/admin/discord/health'),
+  })
+
+  const review = () => {
+    const parsed = BroadcastSchema.safeParse({ title: title.trim() || undefined, message, alsoEmail })
+    if (!parsed.success) {
+      setErrors(zodFieldErrors(parsed.error))
+      return
+    }
+    setConfirming(true)
+  }
+  const send = async () => {
+    setNotice(null)
+    setSending(true)
+    try {
+      const { data } = await act<{ emailed: number }>('/admin/broadcast', 'POST', {
+        title: title.trim() || undefined,
+        message,
+        alsoEmail,
+      })
+      setNotice({
+        tone: 'success',
+        text: `Broadcast sent to Discord${alsoEmail ? ` and emailed to ${data.emailed} ${data.emailed === 1 ? 'member' : 'members'}` : ''}.`,
+      })
+      setTitle('')
+      setMessage('')
+      setAlsoEmail(false)
+    } catch (error) {
+      setNotice({ tone: 'error', text: failureText(error, 'The broadcast failed') })
+    } finally {
+      setSending(false)
+      setConfirming(false)
+    }
+  }
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-2">
+      <Panel title="New announcement">
+        <div className="space-y-4">
+          <Notice notice={notice} />
+          <Field id="broadcast-title" label="Title (optional)" error={errors.title}>
+            <TextInput
+              id="broadcast-title"
+              value={title}
+              maxLength={120}
+              error={errors.title}
+              onChange={(e) => {
+                setTitle(e.target.value)
+                setConfirming(false)
+              }}
+            />
+          </Field>
+          <Field
+            id="broadcast-message"
+            label="Message"
+            error={errors.message}
+            hint={`${message.length}/1800`}
+          >
+            <TextArea
+              id="broadcast-message"
+              rows={6}
+              value={message}
+              error={errors.message}
+              hasHint
+              onChange={(e) => {
+                setMessage(e.target.value)
+                setErrors({})
+                setConfirming(false)
+              }}
+            />
+          </Field>
+          <label className="flex items-center gap-2 text-sm text-slate-200">
+            <input
+              type="checkbox"
+              className="h-4 w-4 accent-emerald-400"
+              checked={alsoEmail}
+              onChange={(e) => {
+                setAlsoEmail(e.target.checked)
+                setConfirming(false)
+              }}
+            />
+            Also email members who opted in to updates
+          </label>
+          {message.trim() ? (
+            <div className="rounded-xl bg-slate-950 p-4 text-sm text-slate-200">
+              <p className="mb-1 text-xs uppercase tracking-wide text-slate-400">Preview in #announcements</p>
+              {title.trim() ? <p className="font-bold text-white">{title.trim()}</p> : null}
+              <p className="whitespace-pre-wrap">{message}</p>
+            </div>
+          ) : null}
+          {confirming ? (
+            <fieldset
+              aria-labelledby="broadcast-question"
+              className="flex flex-wrap items-center gap-2 rounded-lg border border-amber-400/40 bg-amber-500/10 px-3 py-2"
+            >
+              <span id="broadcast-question" className="w-full text-sm text-amber-100">
+                Post this in the Discord announcements channel
+                {alsoEmail ? ' and email it to every member who opted in to updates' : ''}? It cannot be
+                unsent from here.
+              </span>
+              <button
+                type="button"
+                className={buttonClasses('danger', 'px-3 py-1.5')}
+                onClick={send}
+                disabled={sending}
+              >
+                {sending ? 'Sending...' : 'Yes, send'}
+              </button>
+              <button
+                ref={cancelRef}
+                type="button"
+                className={buttonClasses('ghost', 'px-3 py-1.5')}
+                onClick={() => setConfirming(false)}
+                disabled={sending}
+              >
+                Cancel
+              </button>
+            </fieldset>
+          ) : (
+            <button ref={reviewRef} type="button" className={buttonClasses('primary')} onClick={review}>
+              Review Broadcast
+            </button>
+          )}
+        </div>
+      </Panel>
+      <Panel
+        title="Discord connection"
+        actions={
+          <button
+            type="button"
+            className={buttonClasses('ghost', 'px-3 py-1.5')}
+            onClick={() => health.refetch()}
+            disabled={health.isFetching}
+          >
+            {health.isFetching ? 'Checking...' : 'Check again'}
+          </button>
+        }
+      >
+        {health.isPending ? <p className="text-sm text-slate-300">Checking...</p> : null}
+        {health.isError ? <Alert tone="error">{health.error.message}</Alert> : null}
+        {health.data ? (
+          <div className="space-y-3 text-sm">
+            <ul className="space-y-1">
+              {health.data.checks.map((check) => (
+                <li key={check.name} className={check.ok ? 'text-emerald-200' : 'text-rose-200'}>
+                  {check.ok ? '✓' : '✗'} {check.name}: {check.detail}
+                </li>
+              ))}
+            </ul>
+            <p className="text-slate-300">
+              Drift: {health.data.drift.missingRole} members with access but no role,{' '}
+              {health.data.drift.extraRole} roles without access (the next sync repairs them).
+            </p>
+          </div>
+        ) : null}
+      </Panel>
+    </div>
+  )
+}

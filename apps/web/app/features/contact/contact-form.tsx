@@ -1,0 +1,118 @@
+import {
+  CONTACT_MESSAGE_MAX,
+  CONTACT_SUBJECTS,
+  ContactMessageSchema,
+  contactMessages,
+} from '@edgeclub/shared'
+import { type FormEvent, useState } from 'react'
+import { Button } from '../../components/ui/button'
+import { Alert, Field, SelectInput, TextArea, TextInput } from '../../components/ui/field'
+import { apiRequest } from '../../lib/api-client'
+import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
+
+const empty = { name: '', email: '', subject: CONTACT_SUBJECTS[0].value as string, message: '' }
+type Values = typeof empty
+
+/** The contact form: validated on both sides with one schema, stored and emailed to support. */
+export function ContactForm() {
+  const [values, setValues] = useState<Values>(empty)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [status, setStatus] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle')
+  const [failure, setFailure] = useState<string>(contactMessages.failed)
+
+  const update = (field: keyof Values) => (event: { target: { value: string } }) => {
+    setValues((current) => ({ ...current, [field]: event.target.value }))
+    setErrors((current) => ({ ...current, [field]: '' }))
+  }
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    const parsed = ContactMessageSchema.safeParse(values)
+    if (!parsed.success) {
+      setErrors(zodFieldErrors(parsed.error))
+      return
+    }
+    setStatus('sending')
+    const result = await apiRequest<{ id: string }>('/contact', {
+      method: 'POST',
+      body: parsed.data,
+      auth: false,
+    })
+    if (result.success) {
+      setValues(empty)
+      setStatus('sent')
+      return
+    }
+    setErrors(serverFieldErrors(result.errors))
+    setFailure(result.code === 'RATE_LIMITED' && result.error ? result.error : contactMessages.failed)
+    setStatus('failed')
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="space-y-5" aria-labelledby="contact-form-heading">
+      <h2 id="contact-form-heading" className="text-2xl font-bold text-white">
+        Send us a message
+      </h2>
+      {status === 'sent' ? <Alert tone="success">{contactMessages.sent}</Alert> : null}
+      {status === 'failed' ? <Alert tone="error">{failure}</Alert> : null}
+      <div className="grid gap-5 sm:grid-cols-2">
+        <Field id="contact-name" label="Name" error={errors.name}>
+          <TextInput
+            id="contact-name"
+            name="name"
+            autoComplete="name"
+            value={values.name}
+            onChange={update('name')}
+            error={errors.name}
+          />
+        </Field>
+        <Field id="contact-email" label="Email" error={errors.email}>
+          <TextInput
+            id="contact-email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={values.email}
+            onChange={update('email')}
+            error={errors.email}
+          />
+        </Field>
+      </div>
+      <Field id="contact-subject" label="Subject" error={errors.subject}>
+        <SelectInput
+          id="contact-subject"
+          name="subject"
+          value={values.subject}
+          onChange={update('subject')}
+          error={errors.subject}
+        >
+          {CONTACT_SUBJECTS.map((subject) => (
+            <option key={subject.value} value={subject.value}>
+              {subject.label}
+            </option>
+          ))}
+        </SelectInput>
+      </Field>
+      <Field
+        id="contact-message"
+        label="Message"
+        error={errors.message}
+        hint={`${values.message.length}/${CONTACT_MESSAGE_MAX}`}
+      >
+        <TextArea
+          id="contact-message"
+          name="message"
+          rows={6}
+          maxLength={CONTACT_MESSAGE_MAX}
+          value={values.message}
+          onChange={update('message')}
+          error={errors.message}
+          hasHint
+        />
+      </Field>
+      <Button type="submit" disabled={status === 'sending'} className="w-full sm:w-auto">
+        {status === 'sending' ? 'Sending...' : 'Send Message'}
+      </Button>
+    </form>
+  )
+}

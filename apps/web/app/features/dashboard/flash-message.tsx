@@ -1,0 +1,43 @@
+import { useEffect, useState } from 'react'
+import { useLocation, useNavigate } from 'react-router'
+import { Alert } from '../../components/ui/field'
+import { type FlashState, flashOf } from '../../lib/navigation-state'
+
+/** SPEC §2: a message passed in navigation state shows for 5 seconds, then the state is cleared. */
+export const FLASH_MS = 5_000
+
+export function FlashMessage() {
+  const location = useLocation()
+  const navigate = useNavigate()
+  const [flash, setFlash] = useState<FlashState | null>(() => flashOf(location.state))
+
+  useEffect(() => {
+    const incoming = flashOf(location.state)
+    if (incoming) setFlash(incoming)
+  }, [location.state])
+
+  useEffect(() => {
+    if (!flash) return
+    const timer = setTimeout(() => {
+      setFlash(null)
+      // Keep anything else the state carries (a plan to check out) but drop the message.
+      const { message: _message, type: _type, ...rest } = (location.state ?? {}) as Record<string, unknown>
+      navigate(`${location.pathname}${location.search}`, {
+        replace: true,
+        state: Object.keys(rest).length > 0 ? rest : null,
+      })
+    }, FLASH_MS)
+    return () => clearTimeout(timer)
+  }, [flash, location.pathname, location.search, location.state, navigate])
+
+  if (!flash?.message) return null
+  const tone =
+    flash.type === 'warning'
+      ? 'warning'
+      : flash.type === 'error'
+        ? 'error'
+        : flash.type === 'info'
+          ? 'info'
+          : 'success'
+  return <Alert tone={tone}>{flash.message}</Alert>
+}

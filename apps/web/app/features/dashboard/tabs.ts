@@ -1,0 +1,14 @@
+/** SPEC §2 Dashboard: the sidebar tabs, in order. The URL keeps the open tab (?tab=settings). */
+export const DASHBOARD_TABS = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'subscription', label: 'Subscription' },
+  { id: 'payments', label: 'Payment History' },
+  { id: 'tip', label: 'Send Tip' },
+  { id: 'discord', label: 'Discord Access' },
+  { id: 'settings', label: 'Settings' },
+] as const
+export type DashboardTab = (typeof DASHBOARD_TABS)[number]['id']
+
+export function tabFrom(value: string | null): DashboardTab {
+  return DASHBOARD_TABS.find((tab) => tab.id === value)?.id ?? 'overview'
+}

@@ -1,0 +1,46 @@
+import { type CryptoCheckout, cryptoMessages } from '@edgeclub/shared'
+import { useEffect, useState } from 'react'
+import { apiRequest } from '../../lib/api-client'
+import { getClientConfig } from '../../lib/client-config'
+import type { PaymentRecord } from './payments-api'
+
+export type { CryptoCheckout }
+
+/** POST /payments/create-crypto: a BTCPay invoice for the plan (the server sets the amount). */
+export function createCryptoCheckout(planId: string) {
+  return apiRequest<CryptoCheckout>('/payments/create-crypto', { method: 'POST', body: { planId } })
+}
+
+/** Whether the server offers crypto (BTCPay configured). */
+export function useCryptoEnabled(): boolean {
+  const [enabled, setEnabled] = useState(false)
+  useEffect(() => {
+    getClientConfig().then(
+      (config) => setEnabled(config.cryptoEnabled),
+      () => setEnabled(false),
+    )
+  }, [])
+  return enabled
+}
+
+/**
+ * Where a crypto payment stands, in words, for Payment History: waiting, part-paid or confirming while
+ * pending; why it failed (expired, expired underpaid, invalid) otherwise. `canReopen`: its checkout
+ * can still take coins.
+ */
+export function cryptoState(
+  payment: Pick<PaymentRecord, 'provider' | 'status' | 'failureMessage' | 'checkoutUrl' | 'expiresAt'>,
+  now = Date.now(),
+): { note: string; tone: 'info' | 'warning' | 'error'; canReopen: boolean } | undefined {
+  if (payment.provider !== 'crypto') return undefined
+  if (payment.status === 'pending') {
+    const open = Boolean(payment.checkoutUrl) && (!payment.expiresAt || Date.parse(payment.expiresAt) > now)
+    if (payment.failureMessage) return { note: payment.failureMessage, tone: 'warning', canReopen: open }
+    return { note: cryptoMessages.awaiting, tone: 'info', canReopen: open }
+  }
+  if (payment.status === 'failed' && payment.failureMessage)
+    return { note: payment.failureMessage, tone: 'error', canReopen: false }
+  if (payment.status === 'cancelled' && payment.failureMessage)
+    return { note: payment.failureMessage, tone: 'info', canReopen: false }
+  return undefined
+}

@@ -1,0 +1,228 @@
+import { formatMoney, TIP_CURRENCIES, TIP_MESSAGE_MAX, TIP_MIN, tipMessages } from '@edgeclub/shared'
+import { Elements } from '@stripe/react-stripe-js'
+import { useQueryClient } from '@tanstack/react-query'
+import { type FormEvent, useEffect, useState } from 'react'
+import { Button } from '../../components/ui/button'
+import { Alert, Field, SelectInput, TextArea, TextInput } from '../../components/ui/field'
+import { apiRequest } from '../../lib/api-client'
+import { CardField } from '../payments/card-field'
+import { getStripe, type StripeLoad } from '../payments/stripe-loader'
+import { useCardPayment } from '../payments/use-card-payment'
+
+/** SPEC §5: digits with up to 2 decimals, typed as the member types. */
+const PARTIAL_AMOUNT = /^\d*(\.\d{0,2})?$/
+const SUCCESS_MS = 5_000
+
+interface TipIntent {
+  clientSecret: string
+  paymentIntentId: string
+  tipId: string
+  amount: number
+  currency: string
+  message: string
+}
+
+/** SPEC §4 tip flow: details, intent, card form with the amount, confirmation, success for 5 seconds. */
+export function TipTab() {
+  const [stripe, setStripe] = useState<StripeLoad | null>(null)
+  const [amount, setAmount] = useState('')
+  const [currency, setCurrency] = useState<string>('USD')
+  const [message, setMessage] = useState('')
+  const [errors, setErrors] = useState<{ amount?: string; message?: string }>({})
+  const [error, setError] = useState<string | null>(null)
+  const [intent, setIntent] = useState<TipIntent | null>(null)
+  const [creating, setCreating] = useState(false)
+  const [success, setSuccess] = useState(false)
+
+  useEffect(() => {
+    getStripe().then(setStripe)
+  }, [])
+  useEffect(() => {
+    if (!success) return
+    const timer = setTimeout(() => setSuccess(false), SUCCESS_MS)
+    return () => clearTimeout(timer)
+  }, [success])
+
+  const validate = () => {
+    const next: { amount?: string; message?: string } = {}
+    const value = Number(amount)
+    if (!amount || !Number.isFinite(value) || value < TIP_MIN) next.amount = tipMessages.amountMin
+    if (message.length > TIP_MESSAGE_MAX) next.message = tipMessages.messageTooLong
+    setErrors(next)
+    return !next.amount && !next.message
+  }
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault()
+    setError(null)
+    setSuccess(false)
+    if (!validate()) return
+    setCreating(true)
+    try {
+      const result = await apiRequest<TipIntent>('/tips/create', {
+        method: 'POST',
+        body: { amount: Number(amount), currency, message: message.trim() || undefined },
+      })
+      if (!result.success || !result.data) {
+        setError(result.status === undefined ? tipMessages.createUnexpected : tipMessages.created)
+        return
+      }
+      setIntent(result.data)
+    } catch {
+      setError(tipMessages.createUnexpected)
+    } finally {
+      setCreating(false)
+    }
+  }
+
+  const done = () => {
+    setIntent(null)
+    setAmount('')
+    setCurrency('USD')
+    setMessage('')
+    setSuccess(true)
+  }
+
+  return (
+    <section
+      aria-labelledby="tip-heading"
+      className="max-w-xl rounded-2xl border border-slate-800 bg-slate-900/70 p-6"
+    >
+      <h2 id="tip-heading" className="text-lg font-semibold text-white">
+        Send a tip
+      </h2>
+      <p className="mt-1 text-sm text-slate-400">Enjoyed a winning pick? Say thanks to the analysts.</p>
+      <div className="mt-4 space-y-4">
+        {success ? <Alert tone="success">{tipMessages.success}</Alert> : null}
+        {error ? <Alert tone="error">{error}</Alert> : null}
+        {intent ? (
+          stripe?.kind === 'ready' ? (
+            <Elements stripe={stripe.stripe}>
+              <TipPayment
+                intent={intent}
+                onCancel={() => setIntent(null)}
+                onError={setError}
+                onSuccess={done}
+              />
+            </Elements>
+          ) : (
+            <Alert tone="error">
+              {stripe?.kind === 'missing' ? 'Stripe Configuration Missing' : tipMessages.stripeNotLoaded}
+            </Alert>
+          )
+        ) : (
+          <form onSubmit={create} noValidate className="space-y-4">
+            <div className="grid gap-4 sm:grid-cols-3">
+              <div className="sm:col-span-2">
+                <Field id="tip-amount" label="Amount" error={errors.amount}>
+                  <TextInput
+                    id="tip-amount"
+                    inputMode="decimal"
+                    placeholder="5.00"
+                    value={amount}
+                    error={errors.amount}
+                    onChange={(event) => {
+                      if (!PARTIAL_AMOUNT.test(event.target.value)) return
+                      setAmount(event.target.value)
+                      setErrors((current) => ({ ...current, amount: undefined }))
+                    }}
+                  />
+                </Field>
+              </div>
+              <Field id="tip-currency" label="Currency">
+                <SelectInput
+                  id="tip-currency"
+                  value={currency}
+                  onChange={(event) => setCurrency(event.target.value)}
+                >
+                  {TIP_CURRENCIES.map((code) => (
+                    <option key={code} value={code}>
+                      {code}
+                    </option>
+                  ))}
+                </SelectInput>
+              </Field>
+            </div>
+            <Field
+              id="tip-message"
+              label="Message (optional)"
+              error={errors.message}
+              hint={`${message.length}/${TIP_MESSAGE_MAX}`}
+            >
+              <TextArea
+                id="tip-message"
+                rows={3}
+                value={message}
+                error={errors.message}
+                hasHint
+                onChange={(event) => {
+                  setMessage(event.target.value)
+                  setErrors((current) => ({ ...current, message: undefined }))
+                }}
+              />
+            </Field>
+            <Button type="submit" disabled={creating}>
+              {creating ? 'Preparing...' : 'Continue to Payment'}
+            </Button>
+          </form>
+        )}
+      </div>
+    </section>
+  )
+}
+
+function TipPayment({
+  intent,
+  onCancel,
+  onError,
+  onSuccess,
+}: {
+  intent: TipIntent
+  onCancel: () => void
+  onError: (message: string | null) => void
+  onSuccess: () => void
+}) {
+  const queryClient = useQueryClient()
+  const card = useCardPayment({
+    stripeNotLoaded: tipMessages.stripeNotLoaded,
+    cardMissing: tipMessages.cardMissing,
+    declined: tipMessages.paymentFailed,
+    notSuccessful: tipMessages.notSuccessful,
+    unexpected: tipMessages.paymentUnexpected,
+  })
+
+  const pay = async (event: FormEvent) => {
+    event.preventDefault()
+    onError(null)
+    const result = await card.confirm(intent.clientSecret, async () => {
+      // The server checks with Stripe and records the tip as paid.
+      await apiRequest(`/tips/status/${intent.tipId}`)
+      await queryClient.invalidateQueries({ queryKey: ['payments'] })
+    })
+    if (result.ok) onSuccess()
+    else onError(result.message)
+  }
+
+  return (
+    <form onSubmit={pay} noValidate className="space-y-4">
+      <p className="text-sm text-slate-200">
+        Tip amount: <strong className="text-white">{formatMoney(intent.amount, intent.currency)}</strong>
+        {intent.message ? <span className="block text-slate-400">“{intent.message}”</span> : null}
+      </p>
+      <CardField onChange={card.onCardChange} />
+      {card.cardError ? (
+        <p className="text-sm text-rose-300" role="alert">
+          {card.cardError}
+        </p>
+      ) : null}
+      <div className="flex flex-wrap gap-3">
+        <Button type="submit" disabled={card.paying || !card.ready}>
+          {card.paying ? 'Processing...' : `Send ${formatMoney(intent.amount, intent.currency)} Tip`}
+        </Button>
+        <Button variant="ghost" onClick={onCancel} disabled={card.paying}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  )
+}

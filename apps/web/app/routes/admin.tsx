@@ -1,0 +1,128 @@
+import { paths, site } from '@edgeclub/shared'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { useEffect, useState } from 'react'
+import { Link, useNavigate, useSearchParams } from 'react-router'
+import { ButtonLink } from '../components/ui/button'
+import { LogoMark } from '../components/ui/icons'
+import { AuditSection } from '../features/admin/audit-section'
+import { BroadcastSection } from '../features/admin/broadcast-section'
+import { PaymentsSection, SubscriptionsSection } from '../features/admin/lists-section'
+import { OverviewSection } from '../features/admin/overview-section'
+import { PlansSection } from '../features/admin/plans-section'
+import { UserDetailSection, UsersSection } from '../features/admin/users-section'
+import { fetchProfile } from '../features/auth/auth-api'
+import { seo } from '../lib/seo'
+import { useSession } from '../lib/use-session'
+
+export function meta() {
+  return [...seo('Admin console', 'Run EdgeClub.'), { name: 'robots', content: 'noindex' }]
+}
+
+const SECTIONS = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'users', label: 'Members' },
+  { id: 'subscriptions', label: 'Subscriptions' },
+  { id: 'payments', label: 'Payments' },
+  { id: 'plans', label: 'Plans' },
+  { id: 'broadcast', label: 'Broadcast' },
+  { id: 'audit', label: 'Audit log' },
+] as const
+type Section = (typeof SECTIONS)[number]['id']
+
+const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, staleTime: 5_000 } } })
+
+/** The admin console (issue 6): admins only; the server enforces the role on every call as well. */
+export default function Admin() {
+  const navigate = useNavigate()
+  const { isAuthenticated, user } = useSession()
+  const [verified, setVerified] = useState(false)
+
+  useEffect(() => {
+    if (!isAuthenticated) {
+      navigate(paths.login, { replace: true })
+      return
+    }
+    let cancelled = false
+    fetchProfile().then((result) => {
+      if (!cancelled && (result.success || result.code !== 'UNAUTHORIZED')) setVerified(true)
+    })
+    return () => {
+      cancelled = true
+    }
+  }, [isAuthenticated, navigate])
+
+  if (!isAuthenticated || !verified) {
+    return (
+      <div className="flex min-h-screen items-center justify-center" role="status">
+        <p className="text-slate-300">Verifying authentication...</p>
+      </div>
+    )
+  }
+  if (user?.role !== 'admin') {
+    return (
+      <main className="flex min-h-screen flex-col items-center justify-center gap-4 px-4 text-center">
+        <h1 className="text-2xl font-bold text-white">This area is for administrators only</h1>
+        <p className="text-slate-300">Your account does not have access to the admin console.</p>
+        <ButtonLink to={paths.dashboard}>Back to your dashboard</ButtonLink>
+      </main>
+    )
+  }
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Console />
+    </QueryClientProvider>
+  )
+}
+
+function Console() {
+  const [params] = useSearchParams()
+  const section = (SECTIONS.find((item) => item.id === params.get('section'))?.id ?? 'overview') as Section
+  const userId = params.get('user')
+  const label = SECTIONS.find((item) => item.id === section)?.label ?? 'Overview'
+
+  return (
+    <div className="min-h-screen">
+      <div className="border-b border-slate-800 bg-slate-950">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-3">
+          <Link to={paths.home} className="flex items-center gap-2 font-extrabold text-white">
+            <LogoMark />
+            {site.name} admin
+          </Link>
+          <Link to={paths.dashboard} className="text-sm font-semibold text-emerald-300 hover:underline">
+            Member dashboard
+          </Link>
+        </div>
+        <nav aria-label="Admin sections" className="mx-auto max-w-7xl overflow-x-auto px-4">
+          <ul className="flex gap-1 pb-2">
+            {SECTIONS.map((item) => (
+              <li key={item.id}>
+                <Link
+                  to={`?section=${item.id}`}
+                  aria-current={item.id === section ? 'page' : undefined}
+                  className={`block whitespace-nowrap rounded-lg px-3 py-2 text-sm font-medium ${
+                    item.id === section
+                      ? 'bg-emerald-400/15 text-emerald-200'
+                      : 'text-slate-300 hover:bg-slate-900 hover:text-white'
+                  }`}
+                >
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </div>
+      <main className="mx-auto max-w-7xl space-y-6 px-4 py-6">
+        <h1 className="text-2xl font-bold text-white">{label}</h1>
+        {section === 'overview' ? <OverviewSection /> : null}
+        {section === 'users' && userId ? <UserDetailSection key={userId} userId={userId} /> : null}
+        {section === 'users' && !userId ? <UsersSection /> : null}
+        {section === 'subscriptions' ? <SubscriptionsSection /> : null}
+        {section === 'payments' ? <PaymentsSection /> : null}
+        {section === 'plans' ? <PlansSection /> : null}
+        {section === 'broadcast' ? <BroadcastSection /> : null}
+        {section === 'audit' ? <AuditSection /> : null}
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,107 @@
+import { paths } from '@edgeclub/shared'
+import { type FormEvent, useEffect, useState } from 'react'
+import { Link, Navigate, useLocation, useNavigate } from 'react-router'
+import { Button } from '../components/ui/button'
+import { Alert, Field, TextInput } from '../components/ui/field'
+import { login } from '../features/auth/auth-api'
+import { AuthCard } from '../features/auth/auth-card'
+import { PasswordInput } from '../features/auth/password-input'
+import type { DashboardState, LoginState } from '../lib/navigation-state'
+import { seo } from '../lib/seo'
+import { session } from '../lib/session-store'
+import { STORAGE_KEYS } from '../lib/storage-keys'
+import { useSession } from '../lib/use-session'
+
+export function meta() {
+  return seo('Sign in', 'Sign in to your EdgeClub dashboard.')
+}
+
+export default function Login() {
+  const navigate = useNavigate()
+  const location = useLocation()
+  const incoming = (location.state ?? null) as LoginState | null
+  const { isAuthenticated, loading, error } = useSession()
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [remember, setRemember] = useState(() => localStorage.getItem(STORAGE_KEYS.rememberMe) === 'true')
+  const [signedIn, setSignedIn] = useState(false)
+
+  // A fresh screen shows no error left over from elsewhere.
+  useEffect(() => session.setError(null), [])
+
+  if (isAuthenticated && !signedIn) return <Navigate to={paths.dashboard} replace />
+
+  const authenticating = loading.auth
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    if (!email || !password || authenticating) return
+    setSignedIn(true)
+    const result = await login(email, password, remember)
+    if (!result.success || !result.data) {
+      setSignedIn(false)
+      return
+    }
+    const user = result.data.user
+    const state: DashboardState = {
+      message: `Welcome back, ${user.firstName || user.email}!`,
+      type: 'success',
+      // Coming from Pricing: carry on with the plan the visitor chose.
+      ...(incoming?.from === paths.pricing && incoming.planId ? { planId: incoming.planId } : {}),
+    }
+    const continuing = Boolean(state.planId)
+    navigate(continuing ? `${paths.dashboard}?tab=subscription` : paths.dashboard, { replace: true, state })
+  }
+
+  return (
+    <AuthCard title="Sign in to EdgeClub" intro="Your picks, signals and community are waiting.">
+      <form onSubmit={submit} noValidate className="space-y-5">
+        {error ? <Alert tone="error">{error.message}</Alert> : null}
+        {!error && incoming?.message ? (
+          <Alert tone={incoming.type ?? 'info'}>{incoming.message}</Alert>
+        ) : null}
+        <Field id="login-email" label="Email">
+          <TextInput
+            id="login-email"
+            type="email"
+            name="email"
+            autoComplete="email"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
+        </Field>
+        <Field id="login-password" label="Password">
+          <PasswordInput
+            id="login-password"
+            name="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        </Field>
+        <div className="flex items-center justify-between gap-4 text-sm">
+          <label className="flex items-center gap-2 text-slate-200">
+            <input
+              type="checkbox"
+              checked={remember}
+              onChange={(event) => setRemember(event.target.checked)}
+              className="h-4 w-4 accent-emerald-400"
+            />
+            Remember me
+          </label>
+          <Link to={paths.forgotPassword} className="font-medium text-emerald-300 hover:underline">
+            Forgot password?
+          </Link>
+        </div>
+        <Button type="submit" className="w-full" disabled={!email || !password || authenticating}>
+          {authenticating ? 'Signing In...' : 'Sign In to Dashboard'}
+        </Button>
+      </form>
+      <p className="mt-6 text-center text-sm text-slate-300">
+        New to EdgeClub?{' '}
+        <Link to={paths.register} className="font-semibold text-emerald-300 hover:underline">
+          Create an account
+        </Link>
+      </p>
+    </AuthCard>
+  )
+}
