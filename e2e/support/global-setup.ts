@@ -1,0 +1,53 @@
+import { startEmulator } from '@edgeclub/emulator'
+import { type RunningServer, startServer } from './server'
+
+/**
+ * One emulator and one server for the whole run, against the built web app. Workers find them
+ * through the environment; tests steer the emulator through its HTTP control routes.
+ */
+/** The admin the server ensures at start (ADMIN_EMAIL / ADMIN_PASSWORD). */
+const ADMIN = { email: 'admin@edgeclub.test', password: 'Admin$Console2026' }
+
+export default async function globalSetup() {
+  const emulator = await startEmulator()
+  let server: RunningServer
+  try {
+    server = await startServer({
+      PRICE_FEED_URL: emulator.priceFeedUrl,
+      PRICE_CACHE_SECONDS: '1',
+      SMTP_URL: emulator.mail.smtpUrl,
+      // Each test browses from its own address (X-Forwarded-For), as users behind a proxy would.
+      TRUST_PROXY: 'true',
+      STRIPE_SECRET_KEY: emulator.stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: emulator.stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: emulator.stripe.webhookSecret,
+      STRIPE_API_BASE: emulator.url,
+      DISCORD_BOT_TOKEN: emulator.discord.config.botToken,
+      DISCORD_GUILD_ID: emulator.discord.config.guildId,
+      DISCORD_INVITE_CHANNEL_ID: emulator.discord.config.inviteChannelId,
+      DISCORD_MEMBER_ROLE_ID: emulator.discord.config.memberRoleId,
+      DISCORD_ANNOUNCE_CHANNEL_ID: emulator.discord.config.announceChannelId,
+      DISCORD_API_BASE: `${emulator.url}/discord/api`,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      BTCPAY_URL: `${emulator.url}/btcpay`,
+      BTCPAY_API_KEY: emulator.btcpay.apiKey,
+      BTCPAY_STORE_ID: emulator.btcpay.storeId,
+      BTCPAY_WEBHOOK_SECRET: emulator.btcpay.webhookSecret,
+    })
+    emulator.btcpay.setWebhookUrl(`${server.url}/discord/api/webhooks/btcpay`)
+    emulator.stripe.setWebhookUrl(`${server.url}/discord/api/webhooks/stripe`)
+  } catch (error) {
+    await emulator.close()
+    throw error
+  }
+  process.env.E2E_BASE_URL = server.url
+  process.env.E2E_ADMIN_EMAIL = ADMIN.email
+  process.env.E2E_ADMIN_PASSWORD = ADMIN.password
+  process.env.E2E_EMULATOR_URL = emulator.url
+  process.env.E2E_PRICE_FEED_URL = emulator.priceFeedUrl
+  return async () => {
+    await server.stop()
+    await emulator.close()
+  }
+}
