@@ -1,0 +1,213 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { forgotPassword, login, logout, register, resetPassword } from '../features/auth/auth-api'
+import { createPaymentIntent, fetchPaymentHistory } from '../features/payments/payments-api'
+import { fetchActivePlans } from '../features/plans/plans-api'
+import { fetchSubscriptionStatus } from '../features/subscriptions/subscriptions-api'
+import { apiRequest, refreshAccessToken } from './api-client'
+import { LOADING_AREAS, session } from './session-store'
+
+/**
+ * The browser's side of SPEC §7–§8: which calls carry the token, where they go, what a failure
+ * turns into. The network is replaced at `fetch`, the only boundary the client has.
+ */
+
+interface Sent {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body: string | undefined
+}
+
+let sent: Sent[]
+let answer: (request: Sent) => Response | Promise<Response>
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+}
+
+beforeEach(() => {
+  sent = []
+  answer = () => json(200, { success: true, data: {} })
+  const store = new Map<string, string>()
+  vi.stubGlobal('localStorage', {
+    getItem: (key: string) => store.get(key) ?? null,
+    setItem: (key: string, value: string) => store.set(key, value),
+    removeItem: (key: string) => store.delete(key),
+  })
+  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
+    const request: Sent = {
+      url,
+      method: init.method ?? 'GET',
+      headers: { ...(init.headers as Record<string, string>) },
+      body: init.body as string | undefined,
+    }
+    sent.push(request)
+    return answer(request)
+  })
+  session.clear()
+  session.setError(null)
+  session.setTokens({ accessToken: 'access-1', refreshToken: 'refresh-1' })
+})
+
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
+
+describe('the API client', () => {
+  it('API-02 API-04 API-05 sends the public calls under /discord/api without a token, with JSON bodies', async () => {
+    const signedIn = {
+      user: { _id: 'u1', email: 'ann@example.com', role: 'member' },
+      tokens: { accessToken: 'access-9', refreshToken: 'refresh-9' },
+    }
+    answer = (request) => {
+      if (request.url.endsWith('/refresh-token'))
+        return json(200, { success: true, data: { accessToken: 'access-2', refreshToken: 'refresh-2' } })
+      if (/\/auth\/(register|login)$/.test(request.url)) return json(200, { success: true, data: signedIn })
+      return json(200, { success: true, data: request.url.includes('plans') ? [] : {} })
+    }
+
+    await register({
+      email: 'ann@example.com',
+      password: 'Secret123',
+      confirmPassword: 'Secret123',
+      firstName: 'Ann',
+      lastName: 'Lee',
+      discordUsername: 'ann',
+      tradingInterests: [],
+      emailUpdates: false,
+      agreeToTerms: true,
+      ageConfirmation: true,
+    } as Parameters<typeof register>[0])
+    session.setTokens({ accessToken: 'access-1', refreshToken: 'refresh-1' })
+    await login('ann@example.com', 'Secret123', false)
+    await forgotPassword('ann@example.com')
+    await resetPassword('a'.repeat(64), 'Secret456')
+    await fetchActivePlans()
+    await apiRequest('/subscriptions/plans', { auth: false })
+    await refreshAccessToken()
+
+    expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /discord/api/auth/register',
+      'POST /discord/api/auth/login',
+      'POST /discord/api/auth/forgot-password',
+      'POST /discord/api/auth/reset-password',
+      'GET /discord/api/admin/plans/public/active',
+      'GET /discord/api/subscriptions/plans',
+      'POST /discord/api/auth/refresh-token',
+    ])
+    for (const request of sent) {
+      expect(request.headers.authorization, request.url).toBeUndefined()
+      if (request.method === 'POST') {
+        expect(request.headers['content-type']).toBe('application/json')
+        expect(() => JSON.parse(String(request.body))).not.toThrow()
+      }
+    }
+    // The confirmation field stays in the browser; the rest of the form is what the server gets.
+    expect(JSON.parse(String(sent[0]?.body))).not.toHaveProperty('confirmPassword')
+    expect(JSON.parse(String(sent[1]?.body))).toEqual({
+      email: 'ann@example.com',
+      password: 'Secret123',
+      rememberMe: false,
+    })
+  })
+
+  it('API-03 API-04 sends the access token as a bearer header on every other call', async () => {
+    answer = (request) =>
+      json(200, {
+        success: true,
+        data: request.url.endsWith('/status') ? { hasAccess: false, activeSubscription: null } : {},
+      })
+
+    await fetchSubscriptionStatus()
+    await createPaymentIntent('plan-1')
+    await apiRequest('/auth/profile')
+    await logout()
+
+    expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'GET /discord/api/subscriptions/status',
+      'POST /discord/api/payments/create-intent',
+      'GET /discord/api/auth/profile',
+      'POST /discord/api/auth/logout',
+    ])
+    for (const request of sent) expect(request.headers.authorization).toBe('Bearer access-1')
+    expect(JSON.parse(String(sent[1]?.body))).toEqual({ planId: 'plan-1', currency: 'USD' })
+  })
+
+  it("API-30 a refused call's error is the server's message, else 'API request failed'", async () => {
+    answer = () =>
+      json(409, { success: false, error: 'CONFLICT', message: 'An account with this email already exists' })
+    const taken = await apiRequest('/auth/register', { method: 'POST', body: {}, auth: false })
+    expect(taken).toMatchObject({
+      success: false,
+      error: 'An account with this email already exists',
+      code: 'CONFLICT',
+      status: 409,
+    })
+
+    answer = () => new Response('<html>Bad gateway</html>', { status: 502 })
+    const broken = await apiRequest('/subscriptions/status')
+    expect(broken).toMatchObject({ success: false, error: 'API request failed', status: 502 })
+  })
+
+  it("API-31 API-32 API-33 an exception becomes an API_ERROR stored as the current error, else 'Unknown error occurred'", async () => {
+    answer = () => {
+      throw new TypeError('Failed to fetch')
+    }
+    const offline = await apiRequest('/subscriptions/status')
+    expect(offline).toEqual(expect.objectContaining({ success: false, error: 'Failed to fetch' }))
+    expect(session.getState().error).toEqual({
+      code: 'API_ERROR',
+      message: 'Failed to fetch',
+      serverCode: undefined,
+    })
+
+    answer = () => {
+      throw new Error('')
+    }
+    const silent = await apiRequest('/subscriptions/status')
+    expect(silent).toEqual(expect.objectContaining({ success: false, error: 'Unknown error occurred' }))
+    expect(session.getState().error).toMatchObject({ code: 'API_ERROR', message: 'Unknown error occurred' })
+  })
+
+  it("HIST-01 API-18 the payment history asks for 10 and throws 'HTTP error! status: {code}' when refused", async () => {
+    answer = () => json(200, { success: true, data: { items: [{ _id: 'p1' }] } })
+    await expect(fetchPaymentHistory()).resolves.toEqual([{ _id: 'p1' }])
+    const asked = new URL(String(sent[0]?.url), 'http://x')
+    expect(asked.pathname).toBe('/discord/api/payments/history')
+    expect(asked.searchParams.get('limit')).toBe('10')
+    expect(sent[0]?.headers.authorization).toBe('Bearer access-1')
+
+    answer = () => json(503, { success: false, message: 'down' })
+    await expect(fetchPaymentHistory()).rejects.toThrow(/^HTTP error! status: 503$/)
+  })
+})
+
+describe('loading flags', () => {
+  it('SESSION-12 keeps one flag per area, and the auth flag is up only while a sign-in runs', async () => {
+    expect([...LOADING_AREAS]).toEqual([
+      'auth',
+      'user',
+      'bets',
+      'signals',
+      'portfolio',
+      'dashboard',
+      'news',
+      'payment',
+      'admin',
+      'subscription',
+      'tips',
+    ])
+    session.setLoading('payment', true)
+    expect(session.getState().loading).toMatchObject({ payment: true, auth: false, tips: false })
+
+    let release: (response: Response) => void = () => {}
+    answer = () => new Promise<Response>((resolve) => (release = resolve))
+    const signingIn = login('ann@example.com', 'Secret123', true)
+    await vi.waitFor(() => expect(sent).toHaveLength(1))
+    expect(session.getState().loading).toMatchObject({ auth: true, payment: true })
+    release(json(401, { success: false, message: 'Invalid email or password' }))
+    await expect(signingIn).resolves.toMatchObject({ success: false, error: 'Invalid email or password' })
+    expect(session.getState().loading).toMatchObject({ auth: false, payment: true })
+    session.setLoading('payment', false)
+  })
+})
