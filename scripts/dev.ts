@@ -9,7 +9,11 @@ const children = [
   spawn('npx', ['tsx', 'watch', '--clear-screen=false', 'apps/api/src/server.ts'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, PORT: apiPort, APP_ORIGIN: process.env.APP_ORIGIN ?? 'http://127.0.0.1:3000' },
+    env: {
+      ...process.env,
+      PORT: apiPort,
+      APP_ORIGIN: process.env.APP_ORIGIN ?? `http://127.0.0.1:${process.env.WEB_PORT ?? 3000}`,
+    },
   }),
   spawn('npm', ['run', 'dev', '-w', 'apps/web'], {
     cwd: root,
