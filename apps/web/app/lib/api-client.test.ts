@@ -73,11 +73,11 @@ describe('the API client', () => {
       firstName: 'Ann',
       lastName: 'Lee',
       discordUsername: 'ann',
-      tradingInterests: [],
+      tradingInterests: '',
       emailUpdates: false,
       agreeToTerms: true,
       ageConfirmation: true,
-    } as Parameters<typeof register>[0])
+    })
     session.setTokens({ accessToken: 'access-1', refreshToken: 'refresh-1' })
     await login('ann@example.com', 'Secret123', false)
     await forgotPassword('ann@example.com')
