@@ -78,7 +78,7 @@ test.describe('buying a plan', () => {
     await expect(page.getByText('Payment Successful!')).toBeVisible()
   })
 
-  test('PAYMENT-12 PAYMENT-13 without an intent and a plan the page says so and returns to the dashboard', async ({
+  test('PAYMENT-01 PAYMENT-12 PAYMENT-13 without an intent and a plan the page says so and returns to the dashboard', async ({
     page,
     request,
   }) => {

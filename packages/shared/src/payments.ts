@@ -46,6 +46,8 @@ export const checkoutMessages = {
   selectPlan: 'Please select a plan to continue',
   signInToPay: 'Please sign in to complete your payment',
   stripeNotLoaded: 'Stripe has not loaded properly. Please refresh the page.',
+  /** Not in SPEC §8 for this page; the same words the tip form uses. */
+  notSuccessful: 'Payment was not successful',
   paymentsUnavailable: 'Card payments are not available right now. Please try again later.',
 } as const
 

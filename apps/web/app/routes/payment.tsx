@@ -187,7 +187,7 @@ function CardPaymentForm({ session: paymentSession }: { session: PaymentSessionS
     stripeNotLoaded: checkoutMessages.stripeNotLoaded,
     cardMissing: checkoutMessages.stripeNotLoaded,
     declined: checkoutMessages.unexpected,
-    notSuccessful: 'Payment was not successful',
+    notSuccessful: checkoutMessages.notSuccessful,
     unexpected: checkoutMessages.unexpected,
   })
 

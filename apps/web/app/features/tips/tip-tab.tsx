@@ -1,4 +1,11 @@
-import { formatMoney, TIP_CURRENCIES, TIP_MESSAGE_MAX, TIP_MIN, tipMessages } from '@edgeclub/shared'
+import {
+  checkoutMessages,
+  formatMoney,
+  TIP_CURRENCIES,
+  TIP_MESSAGE_MAX,
+  TIP_MIN,
+  tipMessages,
+} from '@edgeclub/shared'
 import { Elements } from '@stripe/react-stripe-js'
 import { useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useState } from 'react'
@@ -105,9 +112,13 @@ export function TipTab() {
                 onSuccess={done}
               />
             </Elements>
+          ) : stripe === null ? (
+            <p role="status" className="text-sm text-slate-300">
+              Loading secure card form...
+            </p>
           ) : (
             <Alert tone="error">
-              {stripe?.kind === 'missing' ? 'Stripe Configuration Missing' : tipMessages.stripeNotLoaded}
+              {stripe.kind === 'missing' ? checkoutMessages.stripeMissing : tipMessages.stripeNotLoaded}
             </Alert>
           )
         ) : (
