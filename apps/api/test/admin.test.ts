@@ -178,6 +178,28 @@ describe('the admin API', () => {
     expect(self.statusCode).toBe(400)
   })
 
+  it('answers an unknown or malformed member or payment id with NOT_FOUND, never a server error', async () => {
+    const ids = ['00000000-0000-4000-8000-000000000000', '-'.repeat(36), 'not-a-member']
+    for (const id of ids) {
+      const calls: [string, string, object?][] = [
+        ['GET', `/admin/users/${id}`],
+        ['POST', `/admin/users/${id}/grant`, { days: 7 }],
+        ['POST', `/admin/users/${id}/role`, { role: 'admin' }],
+        ['POST', `/admin/users/${id}/disable`, { disabled: true }],
+        ['POST', `/admin/payments/${id}/refund`, {}],
+      ]
+      for (const [method, url, payload] of calls) {
+        const response = await as(t.app, admin.accessToken, {
+          method: method as 'GET',
+          url: `${API}${url}`,
+          payload,
+        })
+        expect(response.statusCode, `${method} ${url}`).toBe(404)
+        expect(response.json()).toMatchObject({ success: false, error: 'NOT_FOUND' })
+      }
+    }
+  })
+
   describe('plans', () => {
     const input = {
       name: 'Quarterly',
@@ -290,6 +312,156 @@ describe('the admin API', () => {
         .where('plan_id', '=', monthly.id)
         .execute()
       expect(still.length).toBeGreaterThan(0)
+    })
+
+    const listPlans = (query: string) =>
+      as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/plans?${query}` })
+
+    it('ADMIN-10 lists plans with search, sortBy, sortOrder and pages; unknown sorts and bounds are refused', async () => {
+      for (const [name, price, sortOrder] of [
+        ['Listing Gold', 30, 900],
+        ['Listing Amber', 10, 901],
+        ['Listing Cobalt', 20, 902],
+      ] as const) {
+        const created = await as(t.app, admin.accessToken, {
+          method: 'POST',
+          url: `${API}/admin/plans`,
+          payload: { ...input, name, slug: name.toLowerCase().replace(' ', '-'), price, sortOrder },
+        })
+        expect(created.statusCode).toBe(201)
+      }
+      const names = async (query: string) => {
+        const response = await listPlans(query)
+        expect(response.statusCode, query).toBe(200)
+        const { data } = response.json()
+        return { names: data.items.map((p: { name: string }) => p.name), pagination: data.pagination }
+      }
+      expect(await names('search=listing&sortBy=price&sortOrder=asc&limit=2')).toEqual({
+        names: ['Listing Amber', 'Listing Cobalt'],
+        pagination: { page: 1, limit: 2, total: 3, pages: 2 },
+      })
+      expect(await names('search=listing&sortBy=price&sortOrder=asc&limit=2&page=2')).toEqual({
+        names: ['Listing Gold'],
+        pagination: { page: 2, limit: 2, total: 3, pages: 2 },
+      })
+      expect((await names('search=listing&sortBy=price&sortOrder=desc')).names).toEqual([
+        'Listing Gold',
+        'Listing Cobalt',
+        'Listing Amber',
+      ])
+      expect((await names('search=LISTING&sortBy=name&sortOrder=desc')).names).toEqual([
+        'Listing Gold',
+        'Listing Cobalt',
+        'Listing Amber',
+      ])
+      // By default the admin's own order (sortOrder, ascending).
+      expect((await names('search=listing')).names).toEqual([
+        'Listing Gold',
+        'Listing Amber',
+        'Listing Cobalt',
+      ])
+      // The search also finds a plan by its slug.
+      expect((await names('search=listing-amb')).names).toEqual(['Listing Amber'])
+      expect(await names('search=no-such-plan')).toEqual({
+        names: [],
+        pagination: { page: 1, limit: 20, total: 0, pages: 0 },
+      })
+
+      const everything = (await listPlans('limit=100')).json().data
+      const inDatabase = await t.database.db.selectFrom('plans').select('id').execute()
+      expect(everything.pagination.total).toBe(inDatabase.length)
+      expect(everything.items.map((p: { id: string }) => p.id).sort()).toEqual(
+        inDatabase.map((p) => p.id).sort(),
+      )
+
+      for (const [bad, message] of [
+        ['sortBy=price_minor', 'sortBy must be one of sortOrder, name, price, createdAt'],
+        ['sortBy=status', 'sortBy must be one of sortOrder, name, price, createdAt'],
+        ['sortOrder=sideways', undefined],
+        ['limit=0', undefined],
+        ['limit=101', undefined],
+        ['page=0', undefined],
+      ] as const) {
+        const response = await listPlans(bad)
+        expect(response.statusCode, bad).toBe(400)
+        expect(response.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
+        if (message) expect(response.json().message).toBe(message)
+      }
+    })
+
+    it('ADMIN-11 returns one plan with its subscriber count; unknown or malformed ids are NOT_FOUND', async () => {
+      const created = (
+        await as(t.app, admin.accessToken, {
+          method: 'POST',
+          url: `${API}/admin/plans`,
+          payload: {
+            name: 'Biennial',
+            slug: 'biennial',
+            description: 'Two years of picks',
+            price: 450.5,
+            currency: 'eur',
+            interval: 'year',
+            intervalCount: 2,
+            features: ['All picks', 'Priority support'],
+            isPopular: true,
+            sortOrder: 7,
+          },
+        })
+      ).json().data
+      const one = await as(t.app, admin.accessToken, {
+        method: 'GET',
+        url: `${API}/admin/plans/${created.id}`,
+      })
+      expect(one.statusCode).toBe(200)
+      expect(one.json()).toEqual({
+        success: true,
+        data: {
+          id: created.id,
+          _id: created.id,
+          name: 'Biennial',
+          slug: 'biennial',
+          description: 'Two years of picks',
+          price: 450.5,
+          currency: 'EUR',
+          interval: 'year',
+          intervalCount: 2,
+          features: ['All picks', 'Priority support'],
+          isPopular: true,
+          sortOrder: 7,
+          isActive: true,
+          archived: false,
+          subscriberCount: 0,
+        },
+      })
+
+      // A plan somebody holds: the detail counts them as the list does.
+      const { id: weeklyId } = await plan()
+      const holder = await register(t.app)
+      await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/admin/users/${holder.user.id}/grant`,
+        payload: { days: 7, planId: weeklyId },
+      })
+      const listed = (await listPlans('search=weekly')).json().data.items
+      expect(listed).toHaveLength(1)
+      const weekly = (
+        await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/plans/${weeklyId}` })
+      ).json().data
+      expect(weekly).toMatchObject({ id: weeklyId, slug: 'weekly', name: 'Weekly', subscriberCount: 1 })
+      expect(weekly).toEqual(listed[0])
+
+      for (const id of [
+        '00000000-0000-4000-8000-000000000000',
+        'not-a-plan',
+        '0123456789abcdef0123456789abcdef0123',
+      ]) {
+        const response = await as(t.app, admin.accessToken, {
+          method: 'GET',
+          url: `${API}/admin/plans/${id}`,
+        })
+        expect(response.statusCode, id).toBe(404)
+        expect(response.json()).toEqual({ success: false, error: 'NOT_FOUND', message: 'Plan not found' })
+      }
     })
   })
 

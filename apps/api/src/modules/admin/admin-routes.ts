@@ -355,7 +355,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         response: { 200: envelope(AdminPlanSchema) },
       },
     },
-    async (request) => ok(toAdminPlan(await deps.plansAdmin.getOrThrow(request.params.id))),
+    async (request) => ok(toAdminPlan(await deps.plansAdmin.detail(request.params.id))),
   )
 
   app.post(

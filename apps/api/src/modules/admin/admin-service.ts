@@ -2,9 +2,9 @@ import { fromMinorUnits, toMinorUnits } from '@edgeclub/shared'
 import type { Kysely } from 'kysely'
 import type Stripe from 'stripe'
 import type { DB, UserRow } from '../../db/types'
-import type { Clock } from '../../lib/clock'
-import { addMs, DAY } from '../../lib/clock'
+import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, notFound } from '../../lib/errors'
+import { isUuid } from '../../lib/ids'
 import type { AuthRepository } from '../auth/auth-repository'
 import { toPublicUser } from '../auth/auth-service'
 import type { AccessListeners } from '../payments/billing'
@@ -27,8 +27,6 @@ export function toAdminUser(row: ListedUser) {
     discord: { state: row.discord_state ?? 'unlinked', roleGranted: Boolean(row.discord_role_granted) },
   }
 }
-
-const isUuid = (value: string) => /^[0-9a-f-]{36}$/i.test(value)
 
 /** Operator actions on members (issue 6): grant, role, disable, refund, and the views behind them. */
 export function createAdminService(deps: {
@@ -62,8 +60,8 @@ export function createAdminService(deps: {
     },
 
     async userDetail(id: string) {
-      const row = await deps.repo.findUserWithLink(id, clock.now())
-      if (!row || !isUuid(id)) throw notFound('Member not found')
+      const row = isUuid(id) ? await deps.repo.findUserWithLink(id, clock.now()) : undefined
+      if (!row) throw notFound('Member not found')
       const [subscriptions, payments] = await Promise.all([
         deps.subscriptions.list({ page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc', userId: id }),
         deps.payments.list({ page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc', userId: id }),

@@ -5,6 +5,7 @@ import type { PaymentRow, PlanRow, UserRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
 import { addMs, DAY } from '../../lib/clock'
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors'
+import { isUuid } from '../../lib/ids'
 import type { AuthRepository } from '../auth/auth-repository'
 import type { PlansRepository } from '../plans/plans-repository'
 import { toPlan } from '../plans/plans-service'
@@ -197,15 +198,13 @@ export function createCheckoutService(deps: {
   }
 
   async function activePlan(planId: string): Promise<PlanRow> {
-    const plan = /^[0-9a-f-]{36}$/i.test(planId) ? await deps.plans.findById(planId) : undefined
+    const plan = isUuid(planId) ? await deps.plans.findById(planId) : undefined
     if (!plan?.is_active || plan.archived_at) throw notFound(checkoutMessages.planNotFound)
     return plan
   }
 
   async function ownPayment(userId: string, id: string): Promise<PaymentRow> {
-    const row = /^[0-9a-f-]{36}$/i.test(id)
-      ? await payments.findById(id)
-      : await payments.findByPaymentIntent(id)
+    const row = isUuid(id) ? await payments.findById(id) : await payments.findByPaymentIntent(id)
     if (!row || row.user_id !== userId) throw notFound('Payment not found')
     return row
   }
@@ -268,6 +267,9 @@ export function createCheckoutService(deps: {
         throw badRequest('Only a pending or failed payment can be paid again')
       if (row.provider !== 'stripe') throw badRequest('This payment is not a card payment')
       const plan = row.plan_id ? await deps.plans.findById(row.plan_id) : undefined
+      // Paying a plan checkout again is buying that plan: the one-plan rule applies (docs/decisions/007).
+      if (plan && (row.kind === 'subscription' || row.kind === 'lifetime'))
+        assertCanBuy(await deps.access.currentAccess(user.id), plan, 'card')
       const stripe = stripeOrThrow()
       if (row.stripe_payment_intent_id) {
         const intent = await stripe.paymentIntents.retrieve(row.stripe_payment_intent_id)
@@ -299,14 +301,10 @@ export function createCheckoutService(deps: {
         { cancel_at_period_end: true },
         { idempotencyKey: `cancel-${row.id}-${row.updated_at.valueOf()}` },
       )
-      const now = clock.now()
-      const updated = await deps.subscriptions.update(row.id, {
-        cancel_at_period_end: true,
-        cancelled_at: now,
-        updated_at: now,
-      })
-      if (!row.cancel_at_period_end) await deps.hooks.cancelled(row.id)
-      return updated
+      // Stripe's event about this change may land first; whichever marks the row sends the notice.
+      const marked = await deps.subscriptions.markCancelling(row.id, clock.now())
+      if (marked) await deps.hooks.cancelled(row.id)
+      return marked ?? (await deps.subscriptions.findById(row.id))
     },
 
     /** POST /subscriptions/{id}/renew: resume a cancelling subscription, or check out again an ended one. */
@@ -331,7 +329,9 @@ export function createCheckoutService(deps: {
         return { resumed: true }
       }
       if (live) throw badRequest('This subscription is active and set to renew already')
-      return { paymentIntent: await this.createIntent(user, { planId: row.plan_id, currency: 'USD' }) }
+      const plan = await deps.plans.findById(row.plan_id)
+      if (!plan) throw notFound(checkoutMessages.planNotFound)
+      return { paymentIntent: await this.createIntent(user, { planId: plan.id, currency: plan.currency }) }
     },
 
     /** A failed renewal: past due, with a grace period, then no access (the expiry job ends it). */

@@ -98,14 +98,15 @@ export function createStripeWebhooks(deps: {
       }
       return
     }
-    if (current.cancel_at_period_end !== local.cancel_at_period_end) {
+    if (current.cancel_at_period_end && !local.cancel_at_period_end) {
+      // The member's own cancel may be marking the row right now: only one of us sends the notice.
+      if (await subscriptions.markCancelling(local.id, now)) await deps.hooks.cancelledByStripe(local.id)
+    } else if (!current.cancel_at_period_end && local.cancel_at_period_end) {
       await subscriptions.update(local.id, {
-        cancel_at_period_end: current.cancel_at_period_end,
-        cancelled_at: current.cancel_at_period_end ? (local.cancelled_at ?? now) : null,
+        cancel_at_period_end: false,
+        cancelled_at: null,
         updated_at: now,
       })
-      if (current.cancel_at_period_end && !local.cancel_at_period_end)
-        await deps.hooks.cancelledByStripe(local.id)
     }
   }
 

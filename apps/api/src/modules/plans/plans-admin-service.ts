@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { PlanRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
 import { badRequest, conflict, notFound } from '../../lib/errors'
+import { isUuid } from '../../lib/ids'
 import type { StripeCatalog } from '../payments/stripe-catalog'
 import type { PlansRepository } from './plans-repository'
 import { type PlansService, toPlan } from './plans-service'
@@ -47,7 +48,7 @@ export function createPlansAdminService(deps: {
   }
 
   async function getOrThrow(id: string): Promise<PlanRow> {
-    const plan = /^[0-9a-f-]{36}$/i.test(id) ? await repo.findById(id) : undefined
+    const plan = isUuid(id) ? await repo.findById(id) : undefined
     if (!plan) throw notFound('Plan not found')
     return plan
   }
@@ -72,6 +73,13 @@ export function createPlansAdminService(deps: {
 
   return {
     getOrThrow,
+
+    /** GET /admin/plans/{id}: the plan and how many members hold it, as the list shows it. */
+    async detail(id: string) {
+      const plan = isUuid(id) ? await repo.findWithSubscriberCount(id) : undefined
+      if (!plan) throw notFound('Plan not found')
+      return plan
+    },
 
     async create(input: PlanInput): Promise<PlanRow> {
       if (await repo.findBySlug(input.slug))

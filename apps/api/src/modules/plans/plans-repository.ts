@@ -1,4 +1,11 @@
-import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import {
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  sql,
+  type Transaction,
+  type Updateable,
+} from 'kysely'
 import type { DB, PlanRow, PlansTable } from '../../db/types'
 
 export const PLAN_SORT_COLUMNS = {
@@ -9,6 +16,15 @@ export const PLAN_SORT_COLUMNS = {
 } as const
 
 type Executor = Kysely<DB> | Transaction<DB>
+
+/** Members holding the plan now (active or in their grace period), as the admin lists show it. */
+const subscriberCount = (eb: ExpressionBuilder<DB, 'plans'>) =>
+  eb
+    .selectFrom('subscriptions')
+    .select((inner) => inner.fn.countAll<number>().as('n'))
+    .whereRef('subscriptions.plan_id', '=', 'plans.id')
+    .where('subscriptions.status', 'in', ['active', 'past_due'])
+    .as('subscriber_count')
 
 export function createPlansRepository(db: Kysely<DB>) {
   return {
@@ -25,6 +41,16 @@ export function createPlansRepository(db: Kysely<DB>) {
 
     findById(id: string, trx: Executor = db): Promise<PlanRow | undefined> {
       return trx.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** One plan with its subscriber count (the admin detail). */
+    findWithSubscriberCount(id: string) {
+      return db
+        .selectFrom('plans')
+        .selectAll()
+        .select(subscriberCount)
+        .where('id', '=', id)
+        .executeTakeFirst()
     },
 
     findBySlug(slug: string, trx: Executor = db): Promise<PlanRow | undefined> {
@@ -73,14 +99,7 @@ export function createPlansRepository(db: Kysely<DB>) {
       const [rows, total] = await Promise.all([
         base
           .selectAll()
-          .select((eb) =>
-            eb
-              .selectFrom('subscriptions')
-              .select((inner) => inner.fn.countAll<number>().as('n'))
-              .whereRef('subscriptions.plan_id', '=', 'plans.id')
-              .where('subscriptions.status', 'in', ['active', 'past_due'])
-              .as('subscriber_count'),
-          )
+          .select(subscriberCount)
           .orderBy(PLAN_SORT_COLUMNS[query.sortBy], query.sortOrder)
           .orderBy('id')
           .limit(query.limit)

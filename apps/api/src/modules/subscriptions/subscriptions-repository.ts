@@ -106,6 +106,20 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
+    /**
+     * Marks a subscription as not renewing unless it is marked already: of a member's cancel and
+     * Stripe's event about it, only the first gets the row back (and sends the notice).
+     */
+    markCancelling(id: string, now: Date, trx: Executor = db): Promise<SubscriptionRow | undefined> {
+      return trx
+        .updateTable('subscriptions')
+        .set({ cancel_at_period_end: true, cancelled_at: now, updated_at: now })
+        .where('id', '=', id)
+        .where('cancel_at_period_end', '=', false)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
     insertPeriod(
       period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
       trx: Executor = db,
