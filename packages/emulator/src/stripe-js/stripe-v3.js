@@ -667,7 +667,7 @@
     return Promise.resolve({
       error: {
         type: 'invalid_request_error',
-        message: `${name} is not implemented by the EdgeClub Stripe emulator.`,
+        message: `${name} is outside what the EdgeClub Stripe emulator covers (EdgeClub does not call it).`,
       },
     })
   }
@@ -789,7 +789,9 @@
       confirmCardSetup: () => unsupported('confirmCardSetup'),
       retrieveSetupIntent: () => unsupported('retrieveSetupIntent'),
       paymentRequest() {
-        throw integrationError('paymentRequest is not implemented by the EdgeClub Stripe emulator.')
+        throw integrationError(
+          'paymentRequest is outside what the EdgeClub Stripe emulator covers (EdgeClub does not call it).',
+        )
       },
     }
     return stripe
