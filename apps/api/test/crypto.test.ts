@@ -45,7 +45,7 @@ describe('crypto payments through BTCPay', () => {
       .deliveries()
       .filter((d) => d.invoiceId === invoiceId && (type === undefined || d.type === type))
   const signedPost = (body: string, secret = h.emulator.btcpay.webhookSecret) =>
-    fetch(h.webhookUrl, {
+    fetch(h.btcpayWebhookUrl, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -255,7 +255,7 @@ describe('crypto payments through BTCPay', () => {
     const member = await register(h.t.app)
     const invoice = await cryptoCheckout(h, member.accessToken, 'weekly')
     await h.emulator.btcpay.flush()
-    const proxy = await startLossyProxy(h.webhookUrl)
+    const proxy = await startLossyProxy(h.btcpayWebhookUrl)
     h.emulator.btcpay.setWebhookUrl(proxy.url)
     try {
       h.emulator.btcpay.pauseDelivery()
@@ -263,7 +263,7 @@ describe('crypto payments through BTCPay', () => {
       h.emulator.btcpay.reversePending()
       await h.emulator.btcpay.flush()
     } finally {
-      h.emulator.btcpay.setWebhookUrl(h.webhookUrl)
+      h.emulator.btcpay.setWebhookUrl(h.btcpayWebhookUrl)
       await proxy.close()
     }
     expect(proxy.seen).toEqual(['InvoiceSettled', 'InvoiceProcessing', 'InvoiceReceivedPayment'])
@@ -279,7 +279,7 @@ describe('crypto payments through BTCPay', () => {
     const invoice = await cryptoCheckout(h, member.accessToken, 'weekly')
     await h.emulator.btcpay.flush()
     let lost = 0
-    const proxy = await startLossyProxy(h.webhookUrl, (event) => {
+    const proxy = await startLossyProxy(h.btcpayWebhookUrl, (event) => {
       if (event.type !== 'InvoiceSettled' || event.isRedelivery) return false
       lost += 1
       return true
@@ -289,7 +289,7 @@ describe('crypto payments through BTCPay', () => {
       h.emulator.btcpay.pay(invoice.invoiceId)
       await h.emulator.btcpay.flush()
     } finally {
-      h.emulator.btcpay.setWebhookUrl(h.webhookUrl)
+      h.emulator.btcpay.setWebhookUrl(h.btcpayWebhookUrl)
       await proxy.close()
     }
     expect(lost).toBe(1)
@@ -318,7 +318,7 @@ describe('crypto payments through BTCPay', () => {
     const forged = await signedPost(body, 'not-the-secret')
     expect(forged.status).toBe(400)
     expect(await forged.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
-    const unsigned = await fetch(h.webhookUrl, {
+    const unsigned = await fetch(h.btcpayWebhookUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,

@@ -7,6 +7,7 @@ import { createTestApp, type TestApp, type TestAppOptions, testClock } from './t
 /**
  * A listening app wired to the Stripe emulator: webhooks arrive over real HTTP, signed as Stripe
  * signs them. `stripe` is the real SDK with the secret key, standing in for Stripe.js in tests.
+ * With `crypto`, the emulator's BTCPay is wired too (invoices through Greenfield, signed webhooks).
  */
 export interface BillingHarness {
   t: TestApp
@@ -14,12 +15,25 @@ export interface BillingHarness {
   stripe: Stripe
   smtp: SmtpSink
   clock: ReturnType<typeof testClock>
+  /** Where Stripe's webhooks arrive. */
   webhookUrl: string
+  /** Where BTCPay's webhooks arrive (wired only with `crypto`). */
+  btcpayWebhookUrl: string
   close(): Promise<void>
 }
 
-export async function createBillingHarness(options: TestAppOptions = {}): Promise<BillingHarness> {
-  const emulator = await startEmulator({ stripe: { webhookRetryDelayMs: 100, webhookMaxAttempts: 3 } })
+export interface BillingHarnessOptions extends TestAppOptions {
+  crypto?: boolean
+}
+
+export async function createBillingHarness({
+  crypto = false,
+  ...options
+}: BillingHarnessOptions = {}): Promise<BillingHarness> {
+  const emulator = await startEmulator({
+    stripe: { webhookRetryDelayMs: 100, webhookMaxAttempts: 3 },
+    btcpay: { retryDelaysMs: [100, 200] },
+  })
   const smtp = await startSmtpSink()
   const clock = testClock()
   const t = await createTestApp({
@@ -31,12 +45,22 @@ export async function createBillingHarness(options: TestAppOptions = {}): Promis
       STRIPE_WEBHOOK_SECRET: emulator.stripe.webhookSecret,
       STRIPE_API_BASE: emulator.url,
       SMTP_URL: smtp.url,
+      ...(crypto
+        ? {
+            BTCPAY_URL: `${emulator.url}/btcpay`,
+            BTCPAY_API_KEY: emulator.btcpay.apiKey,
+            BTCPAY_STORE_ID: emulator.btcpay.storeId,
+            BTCPAY_WEBHOOK_SECRET: emulator.btcpay.webhookSecret,
+          }
+        : {}),
       ...options.env,
     },
   })
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
   const webhookUrl = `${address}/discord/api/webhooks/stripe`
   emulator.stripe.setWebhookUrl(webhookUrl)
+  const btcpayWebhookUrl = `${address}/discord/api/webhooks/btcpay`
+  if (crypto) emulator.btcpay.setWebhookUrl(btcpayWebhookUrl)
   const base = new URL(emulator.url)
   const stripe = new Stripe(emulator.stripe.secretKey, {
     host: base.hostname,
@@ -51,6 +75,7 @@ export async function createBillingHarness(options: TestAppOptions = {}): Promis
     smtp,
     clock,
     webhookUrl,
+    btcpayWebhookUrl,
     close: async () => {
       await t.close()
       await emulator.close()

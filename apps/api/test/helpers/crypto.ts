@@ -1,73 +1,17 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type Emulator, startEmulator } from '@edgeclub/emulator'
-import Stripe from 'stripe'
 import { expect } from 'vitest'
+import { type BillingHarness, createBillingHarness } from './billing'
 import { as } from './members'
-import { type SmtpSink, startSmtpSink } from './smtp-sink'
-import { createTestApp, type TestApp, type TestAppOptions, testClock } from './test-app'
+import type { TestAppOptions } from './test-app'
 
 const API = '/discord/api'
 
-/**
- * A listening app wired to the BTCPay emulator (as billing.ts does for Stripe): invoices are made
- * through Greenfield, and webhooks arrive over real HTTP, signed as BTCPay signs them. Stripe is wired
- * too (same emulator), for the rules that span both rails; `stripe` stands in for Stripe.js.
- */
-export interface CryptoHarness {
-  t: TestApp
-  emulator: Emulator
-  stripe: Stripe
-  smtp: SmtpSink
-  clock: ReturnType<typeof testClock>
-  webhookUrl: string
-  close(): Promise<void>
-}
+/** The billing harness with the emulator's BTCPay wired in (see billing.ts). */
+export type CryptoHarness = BillingHarness
 
-export async function createCryptoHarness(options: TestAppOptions = {}): Promise<CryptoHarness> {
-  const emulator = await startEmulator({ btcpay: { retryDelaysMs: [100, 200] } })
-  const smtp = await startSmtpSink()
-  const clock = testClock()
-  const t = await createTestApp({
-    clock,
-    ...options,
-    env: {
-      SMTP_URL: smtp.url,
-      STRIPE_SECRET_KEY: emulator.stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: emulator.stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: emulator.stripe.webhookSecret,
-      STRIPE_API_BASE: emulator.url,
-      BTCPAY_URL: `${emulator.url}/btcpay`,
-      BTCPAY_API_KEY: emulator.btcpay.apiKey,
-      BTCPAY_STORE_ID: emulator.btcpay.storeId,
-      BTCPAY_WEBHOOK_SECRET: emulator.btcpay.webhookSecret,
-      ...options.env,
-    },
-  })
-  const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const webhookUrl = `${address}${API}/webhooks/btcpay`
-  emulator.btcpay.setWebhookUrl(webhookUrl)
-  emulator.stripe.setWebhookUrl(`${address}${API}/webhooks/stripe`)
-  const base = new URL(emulator.url)
-  const stripe = new Stripe(emulator.stripe.secretKey, {
-    host: base.hostname,
-    port: Number(base.port),
-    protocol: 'http',
-    maxNetworkRetries: 0,
-  })
-  return {
-    t,
-    emulator,
-    stripe,
-    smtp,
-    clock,
-    webhookUrl,
-    close: async () => {
-      await t.close()
-      await emulator.close()
-      await smtp.close()
-    },
-  }
+export function createCryptoHarness(options: TestAppOptions = {}): Promise<CryptoHarness> {
+  return createBillingHarness({ ...options, crypto: true })
 }
 
 export interface CryptoCheckoutData {
