@@ -2,7 +2,7 @@ import { authMessages, ForgotPasswordSchema, paths } from '@edgeclub/shared'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link } from 'react-router'
 import { Button } from '../components/ui/button'
-import { Alert, Field, TextInput } from '../components/ui/field'
+import { Alert, TextField } from '../components/ui/field'
 import { forgotPassword } from '../features/auth/auth-api'
 import { AuthCard } from '../features/auth/auth-card'
 import { zodFieldErrors } from '../lib/form-errors'
@@ -62,20 +62,19 @@ export default function ForgotPassword() {
     >
       <form onSubmit={submit} noValidate className="space-y-5">
         {error ? <Alert tone="error">{error.message}</Alert> : null}
-        <Field id="forgot-email" label="Email" error={fieldError}>
-          <TextInput
-            id="forgot-email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={email}
-            error={fieldError}
-            onChange={(event) => {
-              setEmail(event.target.value)
-              setFieldError('')
-            }}
-          />
-        </Field>
+        <TextField
+          id="forgot-email"
+          label="Email"
+          error={fieldError}
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(event) => {
+            setEmail(event.target.value)
+            setFieldError('')
+          }}
+        />
         <Button type="submit" className="w-full" disabled={loading.auth}>
           {loading.auth ? 'Sending...' : 'Send Reset Link'}
         </Button>

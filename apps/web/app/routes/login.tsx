@@ -2,7 +2,7 @@ import { paths } from '@edgeclub/shared'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Button } from '../components/ui/button'
-import { Alert, Field, TextInput } from '../components/ui/field'
+import { Alert, Field, TextField } from '../components/ui/field'
 import { login } from '../features/auth/auth-api'
 import { AuthCard } from '../features/auth/auth-card'
 import { PasswordInput } from '../features/auth/password-input'
@@ -59,16 +59,15 @@ export default function Login() {
         {!error && incoming?.message ? (
           <Alert tone={incoming.type ?? 'info'}>{incoming.message}</Alert>
         ) : null}
-        <Field id="login-email" label="Email">
-          <TextInput
-            id="login-email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-          />
-        </Field>
+        <TextField
+          id="login-email"
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="email"
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+        />
         <Field id="login-password" label="Password">
           <PasswordInput
             id="login-password"

@@ -9,7 +9,7 @@ import {
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, Navigate, useNavigate } from 'react-router'
 import { Button } from '../components/ui/button'
-import { Alert, Field, SelectInput, TextInput } from '../components/ui/field'
+import { Alert, Field, SelectInput, TextField } from '../components/ui/field'
 import { CheckIcon } from '../components/ui/icons'
 import { register } from '../features/auth/auth-api'
 import { PasswordInput } from '../features/auth/password-input'
@@ -98,48 +98,44 @@ export default function Register() {
         <form onSubmit={submit} noValidate className="mt-6 space-y-5">
           {error ? <Alert tone="error">{error.message}</Alert> : null}
           <div className="grid gap-5 sm:grid-cols-2">
-            <Field id="firstName" label="First name" error={errors.firstName}>
-              <TextInput
-                id="firstName"
-                name="firstName"
-                autoComplete="given-name"
-                value={form.firstName}
-                onChange={text('firstName')}
-                error={errors.firstName}
-              />
-            </Field>
-            <Field id="lastName" label="Last name" error={errors.lastName}>
-              <TextInput
-                id="lastName"
-                name="lastName"
-                autoComplete="family-name"
-                value={form.lastName}
-                onChange={text('lastName')}
-                error={errors.lastName}
-              />
-            </Field>
+            <TextField
+              id="firstName"
+              label="First name"
+              error={errors.firstName}
+              name="firstName"
+              autoComplete="given-name"
+              value={form.firstName}
+              onChange={text('firstName')}
+            />
+            <TextField
+              id="lastName"
+              label="Last name"
+              error={errors.lastName}
+              name="lastName"
+              autoComplete="family-name"
+              value={form.lastName}
+              onChange={text('lastName')}
+            />
           </div>
-          <Field id="email" label="Email" error={errors.email}>
-            <TextInput
-              id="email"
-              name="email"
-              type="email"
-              autoComplete="email"
-              value={form.email}
-              onChange={text('email')}
-              error={errors.email}
-            />
-          </Field>
-          <Field id="discordUsername" label="Discord username" error={errors.discordUsername}>
-            <TextInput
-              id="discordUsername"
-              name="discordUsername"
-              autoComplete="off"
-              value={form.discordUsername}
-              onChange={text('discordUsername')}
-              error={errors.discordUsername}
-            />
-          </Field>
+          <TextField
+            id="email"
+            label="Email"
+            error={errors.email}
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={form.email}
+            onChange={text('email')}
+          />
+          <TextField
+            id="discordUsername"
+            label="Discord username"
+            error={errors.discordUsername}
+            name="discordUsername"
+            autoComplete="off"
+            value={form.discordUsername}
+            onChange={text('discordUsername')}
+          />
           <Field id="password" label="Password" error={errors.password} hint={authMessages.passwordHint}>
             <PasswordInput
               id="password"

@@ -118,3 +118,23 @@ export function Alert({
     </div>
   )
 }
+
+/** A labelled text input: the label, hint and error are wired to the input once, by its id. */
+export function TextField({
+  id,
+  label,
+  error,
+  hint,
+  ...input
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> & {
+  id: string
+  label: ReactNode
+  error?: string
+  hint?: ReactNode
+}) {
+  return (
+    <Field id={id} label={label} error={error} hint={hint}>
+      <TextInput id={id} error={error} hasHint={Boolean(hint)} {...input} />
+    </Field>
+  )
+}

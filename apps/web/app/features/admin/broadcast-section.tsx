@@ -2,7 +2,7 @@ import { BroadcastSchema } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { buttonClasses } from '../../components/ui/button'
-import { Alert, Field, TextArea, TextInput } from '../../components/ui/field'
+import { Alert, Field, TextArea, TextField } from '../../components/ui/field'
 import { zodFieldErrors } from '../../lib/form-errors'
 import { act, fetchData } from './admin-api'
 import { failureText, Notice, type NoticeState, Panel } from './admin-ui'
@@ -72,18 +72,17 @@ export function BroadcastSection() {
       <Panel title="New announcement">
         <div className="space-y-4">
           <Notice notice={notice} />
-          <Field id="broadcast-title" label="Title (optional)" error={errors.title}>
-            <TextInput
-              id="broadcast-title"
-              value={title}
-              maxLength={120}
-              error={errors.title}
-              onChange={(e) => {
-                setTitle(e.target.value)
-                setConfirming(false)
-              }}
-            />
-          </Field>
+          <TextField
+            id="broadcast-title"
+            label="Title (optional)"
+            error={errors.title}
+            value={title}
+            maxLength={120}
+            onChange={(e) => {
+              setTitle(e.target.value)
+              setConfirming(false)
+            }}
+          />
           <Field
             id="broadcast-message"
             label="Message"

@@ -2,7 +2,7 @@ import { PLAN_INTERVALS, type Plan, PlanInputSchema, sortPlansBySlug, yearlySavi
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { Alert, Field, SelectInput, TextArea, TextInput } from '../../components/ui/field'
+import { Alert, Field, SelectInput, TextArea, TextField, TextInput } from '../../components/ui/field'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
 import { PlanCard } from '../plans/plan-card'
 import { act, fetchList } from './admin-api'
@@ -154,15 +154,14 @@ function PlanEditor({
         >
           {failure ? <Alert tone="error">{failure}</Alert> : null}
           <div className="grid gap-4 sm:grid-cols-2">
-            <Field id={`${ids}-name`} label="Name" error={errors.name}>
-              <TextInput
-                id={`${ids}-name`}
-                value={draft.name}
-                maxLength={60}
-                error={errors.name}
-                onChange={(e) => set('name', e.target.value)}
-              />
-            </Field>
+            <TextField
+              id={`${ids}-name`}
+              label="Name"
+              error={errors.name}
+              value={draft.name}
+              maxLength={60}
+              onChange={(e) => set('name', e.target.value)}
+            />
             <Field
               id={`${ids}-slug`}
               label="Slug"
@@ -192,25 +191,23 @@ function PlanEditor({
             />
           </Field>
           <div className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-            <Field id={`${ids}-price`} label="Price" error={errors.price}>
-              <TextInput
-                id={`${ids}-price`}
-                inputMode="decimal"
-                value={draft.price}
-                error={errors.price}
-                onChange={(e) => set('price', e.target.value)}
-              />
-            </Field>
-            <Field id={`${ids}-currency`} label="Currency" error={errors.currency}>
-              <TextInput
-                id={`${ids}-currency`}
-                value={draft.currency}
-                maxLength={3}
-                autoCapitalize="characters"
-                error={errors.currency}
-                onChange={(e) => set('currency', e.target.value.toUpperCase())}
-              />
-            </Field>
+            <TextField
+              id={`${ids}-price`}
+              label="Price"
+              error={errors.price}
+              inputMode="decimal"
+              value={draft.price}
+              onChange={(e) => set('price', e.target.value)}
+            />
+            <TextField
+              id={`${ids}-currency`}
+              label="Currency"
+              error={errors.currency}
+              value={draft.currency}
+              maxLength={3}
+              autoCapitalize="characters"
+              onChange={(e) => set('currency', e.target.value.toUpperCase())}
+            />
             <Field id={`${ids}-interval`} label="Interval" error={errors.interval}>
               <SelectInput
                 id={`${ids}-interval`}
@@ -225,16 +222,15 @@ function PlanEditor({
                 ))}
               </SelectInput>
             </Field>
-            <Field id={`${ids}-interval-count`} label="Every" error={errors.intervalCount}>
-              <TextInput
-                id={`${ids}-interval-count`}
-                inputMode="numeric"
-                value={draft.interval === 'lifetime' ? '1' : draft.intervalCount}
-                error={errors.intervalCount}
-                disabled={draft.interval === 'lifetime'}
-                onChange={(e) => set('intervalCount', e.target.value)}
-              />
-            </Field>
+            <TextField
+              id={`${ids}-interval-count`}
+              label="Every"
+              error={errors.intervalCount}
+              inputMode="numeric"
+              value={draft.interval === 'lifetime' ? '1' : draft.intervalCount}
+              disabled={draft.interval === 'lifetime'}
+              onChange={(e) => set('intervalCount', e.target.value)}
+            />
           </div>
           <Field
             id={`${ids}-features`}
@@ -252,15 +248,14 @@ function PlanEditor({
             />
           </Field>
           <div className="grid gap-4 sm:grid-cols-3">
-            <Field id={`${ids}-sort`} label="Sort order" error={errors.sortOrder}>
-              <TextInput
-                id={`${ids}-sort`}
-                inputMode="numeric"
-                value={draft.sortOrder}
-                error={errors.sortOrder}
-                onChange={(e) => set('sortOrder', e.target.value)}
-              />
-            </Field>
+            <TextField
+              id={`${ids}-sort`}
+              label="Sort order"
+              error={errors.sortOrder}
+              inputMode="numeric"
+              value={draft.sortOrder}
+              onChange={(e) => set('sortOrder', e.target.value)}
+            />
             <label className="flex items-center gap-2 text-sm text-slate-200 sm:mt-7">
               <input
                 type="checkbox"

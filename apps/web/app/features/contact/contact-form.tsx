@@ -6,7 +6,7 @@ import {
 } from '@edgeclub/shared'
 import { type FormEvent, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { Alert, Field, SelectInput, TextArea, TextInput } from '../../components/ui/field'
+import { Alert, Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
 import { apiRequest } from '../../lib/api-client'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
 
@@ -56,27 +56,25 @@ export function ContactForm() {
       {status === 'sent' ? <Alert tone="success">{contactMessages.sent}</Alert> : null}
       {status === 'failed' ? <Alert tone="error">{failure}</Alert> : null}
       <div className="grid gap-5 sm:grid-cols-2">
-        <Field id="contact-name" label="Name" error={errors.name}>
-          <TextInput
-            id="contact-name"
-            name="name"
-            autoComplete="name"
-            value={values.name}
-            onChange={update('name')}
-            error={errors.name}
-          />
-        </Field>
-        <Field id="contact-email" label="Email" error={errors.email}>
-          <TextInput
-            id="contact-email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={values.email}
-            onChange={update('email')}
-            error={errors.email}
-          />
-        </Field>
+        <TextField
+          id="contact-name"
+          label="Name"
+          error={errors.name}
+          name="name"
+          autoComplete="name"
+          value={values.name}
+          onChange={update('name')}
+        />
+        <TextField
+          id="contact-email"
+          label="Email"
+          error={errors.email}
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={values.email}
+          onChange={update('email')}
+        />
       </div>
       <Field id="contact-subject" label="Subject" error={errors.subject}>
         <SelectInput

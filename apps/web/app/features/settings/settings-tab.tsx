@@ -2,7 +2,7 @@ import { authMessages, EmailSchema, NewPasswordSchema, paths, TRADING_INTERESTS 
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { Button } from '../../components/ui/button'
-import { Alert, Field, SelectInput, TextInput } from '../../components/ui/field'
+import { Alert, Field, SelectInput, TextField } from '../../components/ui/field'
 import { serverFieldErrors } from '../../lib/form-errors'
 import { useSession } from '../../lib/use-session'
 import { changePassword, logoutEverywhere, updateProfile } from '../auth/auth-api'
@@ -67,31 +67,28 @@ function ProfileForm() {
     <form onSubmit={submit} noValidate className="space-y-4">
       {result ? <Alert tone={result.tone}>{result.text}</Alert> : null}
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field id="settings-first-name" label="First name" error={errors.firstName}>
-          <TextInput
-            id="settings-first-name"
-            value={values.firstName}
-            error={errors.firstName}
-            onChange={(e) => set('firstName', e.target.value)}
-          />
-        </Field>
-        <Field id="settings-last-name" label="Last name" error={errors.lastName}>
-          <TextInput
-            id="settings-last-name"
-            value={values.lastName}
-            error={errors.lastName}
-            onChange={(e) => set('lastName', e.target.value)}
-          />
-        </Field>
-      </div>
-      <Field id="settings-discord" label="Discord username" error={errors.discordUsername}>
-        <TextInput
-          id="settings-discord"
-          value={values.discordUsername}
-          error={errors.discordUsername}
-          onChange={(e) => set('discordUsername', e.target.value)}
+        <TextField
+          id="settings-first-name"
+          label="First name"
+          error={errors.firstName}
+          value={values.firstName}
+          onChange={(e) => set('firstName', e.target.value)}
         />
-      </Field>
+        <TextField
+          id="settings-last-name"
+          label="Last name"
+          error={errors.lastName}
+          value={values.lastName}
+          onChange={(e) => set('lastName', e.target.value)}
+        />
+      </div>
+      <TextField
+        id="settings-discord"
+        label="Discord username"
+        error={errors.discordUsername}
+        value={values.discordUsername}
+        onChange={(e) => set('discordUsername', e.target.value)}
+      />
       <Field id="settings-interest" label="Primary interest">
         <SelectInput
           id="settings-interest"
@@ -156,15 +153,14 @@ function EmailForm() {
       <p className="text-sm text-slate-300">
         Current email: <strong className="text-white">{user?.email}</strong>
       </p>
-      <Field id="settings-new-email" label="New email" error={errors.email}>
-        <TextInput
-          id="settings-new-email"
-          type="email"
-          value={email}
-          error={errors.email}
-          onChange={(e) => setEmail(e.target.value)}
-        />
-      </Field>
+      <TextField
+        id="settings-new-email"
+        label="New email"
+        error={errors.email}
+        type="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+      />
       <Field id="settings-email-password" label="Current password" error={errors.currentPassword}>
         <PasswordInput
           id="settings-email-password"
