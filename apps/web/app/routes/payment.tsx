@@ -1,5 +1,4 @@
 import { checkoutMessages, cryptoMessages, formatMoney, type Plan, paths } from '@edgeclub/shared'
-import { Elements } from '@stripe/react-stripe-js'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Button, ButtonLink } from '../components/ui/button'
@@ -9,7 +8,7 @@ import { Badge } from '../components/ui/layout'
 import { CardField } from '../features/payments/card-field'
 import { createCryptoCheckout, useCryptoEnabled } from '../features/payments/crypto-api'
 import { confirmPayment, type PaymentSessionState } from '../features/payments/payments-api'
-import { getStripe, type StripeLoad } from '../features/payments/stripe-loader'
+import { StripeGate, useStripeLoad } from '../features/payments/stripe-gate'
 import { useCardPayment } from '../features/payments/use-card-payment'
 import type { DashboardState, LoginState } from '../lib/navigation-state'
 import { seo } from '../lib/seo'
@@ -37,13 +36,8 @@ export default function Payment() {
   const location = useLocation()
   const navigate = useNavigate()
   const { isAuthenticated } = useSession()
-  const [stripe, setStripe] = useState<StripeLoad | null>(null)
   const valid = isPaymentSession(location.state)
-
-  useEffect(() => {
-    if (!isAuthenticated || !valid) return
-    getStripe().then(setStripe)
-  }, [isAuthenticated, valid])
+  const stripe = useStripeLoad(isAuthenticated && valid)
 
   useEffect(() => {
     if (!isAuthenticated || valid) return
@@ -81,26 +75,9 @@ export default function Payment() {
           <h2 id="card-heading" className="text-lg font-semibold text-white">
             Pay by card
           </h2>
-          {stripe === null ? (
-            <p role="status" className="mt-4 text-sm text-slate-300">
-              Loading secure card form...
-            </p>
-          ) : stripe.kind === 'missing' ? (
-            <div className="mt-4">
-              <Alert tone="error">
-                <strong className="block">{checkoutMessages.stripeMissing}</strong>
-                Card payments are not set up on this server yet. Please contact support.
-              </Alert>
-            </div>
-          ) : stripe.kind === 'failed' ? (
-            <div className="mt-4">
-              <Alert tone="error">{checkoutMessages.stripeNotLoaded}</Alert>
-            </div>
-          ) : (
-            <Elements stripe={stripe.stripe}>
-              <CardPaymentForm session={location.state as PaymentSessionState} />
-            </Elements>
-          )}
+          <StripeGate stripe={stripe} className="mt-4">
+            <CardPaymentForm session={location.state as PaymentSessionState} />
+          </StripeGate>
           <CryptoOption plan={plan} />
           <ButtonLink to={paths.pricing} variant="ghost" className="mt-4 w-full">
             Back to Pricing

@@ -1,19 +1,11 @@
-import {
-  checkoutMessages,
-  formatMoney,
-  TIP_CURRENCIES,
-  TIP_MESSAGE_MAX,
-  TIP_MIN,
-  tipMessages,
-} from '@edgeclub/shared'
-import { Elements } from '@stripe/react-stripe-js'
+import { formatMoney, TIP_CURRENCIES, TIP_MESSAGE_MAX, TIP_MIN, tipMessages } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { Alert, Field, SelectInput, TextArea, TextInput } from '../../components/ui/field'
+import { Alert, Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
 import { apiRequest } from '../../lib/api-client'
 import { CardField } from '../payments/card-field'
-import { getStripe, type StripeLoad } from '../payments/stripe-loader'
+import { StripeGate, useStripeLoad } from '../payments/stripe-gate'
 import { useCardPayment } from '../payments/use-card-payment'
 
 /** SPEC §5: digits with up to 2 decimals, typed as the member types. */
@@ -31,7 +23,7 @@ interface TipIntent {
 
 /** SPEC §4 tip flow: details, intent, card form with the amount, confirmation, success for 5 seconds. */
 export function TipTab() {
-  const [stripe, setStripe] = useState<StripeLoad | null>(null)
+  const stripe = useStripeLoad()
   const [amount, setAmount] = useState('')
   const [currency, setCurrency] = useState<string>('USD')
   const [message, setMessage] = useState('')
@@ -41,9 +33,6 @@ export function TipTab() {
   const [creating, setCreating] = useState(false)
   const [success, setSuccess] = useState(false)
 
-  useEffect(() => {
-    getStripe().then(setStripe)
-  }, [])
   useEffect(() => {
     if (!success) return
     const timer = setTimeout(() => setSuccess(false), SUCCESS_MS)
@@ -103,42 +92,31 @@ export function TipTab() {
         {success ? <Alert tone="success">{tipMessages.success}</Alert> : null}
         {error ? <Alert tone="error">{error}</Alert> : null}
         {intent ? (
-          stripe?.kind === 'ready' ? (
-            <Elements stripe={stripe.stripe}>
-              <TipPayment
-                intent={intent}
-                onCancel={() => setIntent(null)}
-                onError={setError}
-                onSuccess={done}
-              />
-            </Elements>
-          ) : stripe === null ? (
-            <p role="status" className="text-sm text-slate-300">
-              Loading secure card form...
-            </p>
-          ) : (
-            <Alert tone="error">
-              {stripe.kind === 'missing' ? checkoutMessages.stripeMissing : tipMessages.stripeNotLoaded}
-            </Alert>
-          )
+          <StripeGate stripe={stripe}>
+            <TipPayment
+              intent={intent}
+              onCancel={() => setIntent(null)}
+              onError={setError}
+              onSuccess={done}
+            />
+          </StripeGate>
         ) : (
           <form onSubmit={create} noValidate className="space-y-4">
             <div className="grid gap-4 sm:grid-cols-3">
               <div className="sm:col-span-2">
-                <Field id="tip-amount" label="Amount" error={errors.amount}>
-                  <TextInput
-                    id="tip-amount"
-                    inputMode="decimal"
-                    placeholder="5.00"
-                    value={amount}
-                    error={errors.amount}
-                    onChange={(event) => {
-                      if (!PARTIAL_AMOUNT.test(event.target.value)) return
-                      setAmount(event.target.value)
-                      setErrors((current) => ({ ...current, amount: undefined }))
-                    }}
-                  />
-                </Field>
+                <TextField
+                  id="tip-amount"
+                  label="Amount"
+                  error={errors.amount}
+                  inputMode="decimal"
+                  placeholder="5.00"
+                  value={amount}
+                  onChange={(event) => {
+                    if (!PARTIAL_AMOUNT.test(event.target.value)) return
+                    setAmount(event.target.value)
+                    setErrors((current) => ({ ...current, amount: undefined }))
+                  }}
+                />
               </div>
               <Field id="tip-currency" label="Currency">
                 <SelectInput
