@@ -112,7 +112,7 @@ export function createAdminService(deps: {
           },
           trx,
         )
-        const subscription = await deps.subscriptions.insert(
+        await deps.subscriptions.insertWithPeriod(
           {
             user_id: user.id,
             plan_id: fallback.id,
@@ -121,10 +121,7 @@ export function createAdminService(deps: {
             start_date: start,
             end_date: end,
           },
-          trx,
-        )
-        await deps.subscriptions.insertPeriod(
-          { subscriptionId: subscription.id, paymentId: payment.id, start, end },
+          payment.id,
           trx,
         )
       })

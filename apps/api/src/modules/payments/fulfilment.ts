@@ -109,7 +109,7 @@ export function createFulfilment(deps: {
           )
         } else {
           const end = periodEnd(now, plan)
-          const subscription = await subscriptions.insert(
+          await subscriptions.insertWithPeriod(
             {
               user_id: payment.user_id,
               plan_id: plan.id,
@@ -118,10 +118,7 @@ export function createFulfilment(deps: {
               start_date: now,
               end_date: end,
             },
-            trx,
-          )
-          await subscriptions.insertPeriod(
-            { subscriptionId: subscription.id, paymentId: payment.id, start: now, end },
+            payment.id,
             trx,
           )
         }
@@ -148,7 +145,7 @@ export function createFulfilment(deps: {
           trx,
         )
         if (payment.kind === 'lifetime' && payment.plan_id) {
-          const subscription = await subscriptions.insert(
+          await subscriptions.insertWithPeriod(
             {
               user_id: payment.user_id,
               plan_id: payment.plan_id,
@@ -157,10 +154,7 @@ export function createFulfilment(deps: {
               start_date: now,
               end_date: null,
             },
-            trx,
-          )
-          await subscriptions.insertPeriod(
-            { subscriptionId: subscription.id, paymentId: payment.id, start: now, end: null },
+            payment.id,
             trx,
           )
         }

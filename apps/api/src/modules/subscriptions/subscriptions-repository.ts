@@ -22,6 +22,23 @@ export interface SubscriptionListQuery {
 }
 
 export function createSubscriptionsRepository(db: Kysely<DB>) {
+  /** One access period of a subscription; a payment pays for at most one (a redelivery adds nothing). */
+  function insertPeriod(
+    period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
+    trx: Executor = db,
+  ) {
+    return trx
+      .insertInto('subscription_periods')
+      .values({
+        subscription_id: period.subscriptionId,
+        payment_id: period.paymentId,
+        start_date: period.start,
+        end_date: period.end,
+      })
+      .onConflict((oc) => oc.column('payment_id').doNothing())
+      .execute()
+  }
+
   return {
     findById(id: string, trx: Executor = db): Promise<SubscriptionRow | undefined> {
       return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()
@@ -69,8 +86,22 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
-    insert(subscription: Insertable<SubscriptionsTable>, trx: Executor = db): Promise<SubscriptionRow> {
-      return trx.insertInto('subscriptions').values(subscription).returningAll().executeTakeFirstOrThrow()
+    /** A new subscription and its first access period, paid for by `paymentId`. */
+    async insertWithPeriod(
+      subscription: Insertable<SubscriptionsTable> & { start_date: Date; end_date: Date | null },
+      paymentId: string,
+      trx: Executor = db,
+    ): Promise<SubscriptionRow> {
+      const row = await trx
+        .insertInto('subscriptions')
+        .values(subscription)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+      await insertPeriod(
+        { subscriptionId: row.id, paymentId, start: subscription.start_date, end: subscription.end_date },
+        trx,
+      )
+      return row
     },
 
     /** One local row per Stripe subscription: created on its first paid invoice, updated afterwards. */
@@ -120,21 +151,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
-    insertPeriod(
-      period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
-      trx: Executor = db,
-    ) {
-      return trx
-        .insertInto('subscription_periods')
-        .values({
-          subscription_id: period.subscriptionId,
-          payment_id: period.paymentId,
-          start_date: period.start,
-          end_date: period.end,
-        })
-        .onConflict((oc) => oc.column('payment_id').doNothing())
-        .execute()
-    },
+    insertPeriod,
 
     /** Crypto-paid periods ending soon whose reminder for this end date was not sent yet. */
     listCryptoEndingBetween(from: Date, to: Date, trx: Executor = db) {
