@@ -10,37 +10,20 @@ const PlansResponse = envelope(z.array(PlanSchema))
 export const planRoutes: FastifyPluginAsyncZod<{ plans: PlansService }> = async (app, { plans }) => {
   const publicCache = 'public, max-age=10, stale-while-revalidate=60'
 
-  app.get(
-    '/admin/plans/public/active',
-    {
-      ...HOT_ROUTE,
-      schema: {
-        tags: ['plans'],
-        summary: 'Active plans for the pricing page',
-        response: { 200: PlansResponse },
-      },
-    },
-    async (_request, reply) =>
-      reply
-        .header('cache-control', publicCache)
-        .type('application/json; charset=utf-8')
-        .send((await plans.listActiveEnvelopeJson()) as never),
-  )
-
-  app.get(
-    '/subscriptions/plans',
-    {
-      ...HOT_ROUTE,
-      schema: {
-        tags: ['subscriptions'],
-        summary: 'Plans a member can subscribe to',
-        response: { 200: PlansResponse },
-      },
-    },
-    async (_request, reply) =>
-      reply
-        .header('cache-control', publicCache)
-        .type('application/json; charset=utf-8')
-        .send((await plans.listActiveEnvelopeJson()) as never),
-  )
+  // SPEC §7 names two calls for the same list: the pricing page's and the subscription tab's.
+  const lists = [
+    { url: '/admin/plans/public/active', tag: 'plans', summary: 'Active plans for the pricing page' },
+    { url: '/subscriptions/plans', tag: 'subscriptions', summary: 'Plans a member can subscribe to' },
+  ]
+  for (const { url, tag, summary } of lists) {
+    app.get(
+      url,
+      { ...HOT_ROUTE, schema: { tags: [tag], summary, response: { 200: PlansResponse } } },
+      async (_request, reply) =>
+        reply
+          .header('cache-control', publicCache)
+          .type('application/json; charset=utf-8')
+          .send((await plans.listActiveEnvelopeJson()) as never),
+    )
+  }
 }
