@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createScratchPostgres } from './helpers/test-app'
 
 /**
  * The real server process (`npm start`'s entry point) and what an operator's SIGTERM does to it:
@@ -77,22 +76,10 @@ describe('graceful shutdown', () => {
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-shutdown-'))
-    if (process.env.TEST_DB === 'postgres' && process.env.TEST_DATABASE_URL) {
-      const serverUrl = process.env.TEST_DATABASE_URL
-      const name = `edgeclub_test_${randomBytes(6).toString('hex')}`
-      const admin = new pg.Client({ connectionString: serverUrl })
-      await admin.connect()
-      await admin.query(`create database ${name}`)
-      await admin.end()
-      const url = new URL(serverUrl)
-      url.pathname = `/${name}`
-      databaseUrl = url.toString()
-      dropDatabase = async () => {
-        const client = new pg.Client({ connectionString: serverUrl })
-        await client.connect()
-        await client.query(`drop database if exists ${name} with (force)`)
-        await client.end()
-      }
+    if (process.env.TEST_DB === 'postgres') {
+      const scratch = await createScratchPostgres()
+      databaseUrl = scratch.url
+      dropDatabase = scratch.drop
     }
   })
 

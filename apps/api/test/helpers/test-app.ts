@@ -72,30 +72,39 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     }
   }
-  const serverUrl = process.env.TEST_DATABASE_URL
-  if (!serverUrl) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL')
-  const name = `edgeclub_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
+  const scratch = await createScratchPostgres()
   const opened: Database[] = []
   return {
     open: async () => {
-      const database = await openDatabase({ databaseUrl: url.toString() })
+      const database = await openDatabase({ databaseUrl: scratch.url })
       opened.push(database)
       return database
     },
     drop: async () => {
       for (const database of opened) await database.close().catch(() => {})
-      const client = new pg.Client({ connectionString: serverUrl })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
+      await scratch.drop()
     },
   }
+}
+
+/** A new, empty database on TEST_DATABASE_URL's server, and a way to drop it. */
+export async function createScratchPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL
+  if (!serverUrl) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL')
+  const name = `edgeclub_test_${randomBytes(6).toString('hex')}`
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await run(`create database ${name}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) }
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
