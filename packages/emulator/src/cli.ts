@@ -10,7 +10,14 @@ console.log(`  DISCORD_BOT_TOKEN=${emulator.discord.config.botToken}`)
 console.log(`  DISCORD_GUILD_ID=${emulator.discord.config.guildId}`)
 console.log(`  DISCORD_INVITE_CHANNEL_ID=${emulator.discord.config.inviteChannelId}`)
 console.log(`  DISCORD_ANNOUNCE_CHANNEL_ID=${emulator.discord.config.announceChannelId}`)
+console.log(`  DISCORD_SIGNALS_CHANNEL_ID=${emulator.discord.config.signalsChannelId}`)
 console.log(`  DISCORD_MEMBER_ROLE_ID=${emulator.discord.config.memberRoleId}`)
+console.log(`  DISCORD_CLIENT_ID=${emulator.discord.config.clientId}`)
+console.log(`  DISCORD_CLIENT_SECRET=${emulator.discord.config.clientSecret}`)
+const redirectUris = emulator.discord.config.redirectUris
+console.log(
+  `  Discord OAuth2: ${emulator.url}/discord/oauth2/authorize, redirect URIs ${redirectUris === 'loopback' ? 'http://127.0.0.1:<port>/... or http://localhost:<port>/...' : redirectUris.join(', ')}`,
+)
 console.log(`  BTCPAY_URL=${emulator.url}/btcpay`)
 console.log(`  BTCPAY_API_KEY=${emulator.btcpay.apiKey}`)
 console.log(`  BTCPAY_STORE_ID=${emulator.btcpay.storeId}`)

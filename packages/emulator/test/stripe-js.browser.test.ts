@@ -203,6 +203,26 @@ describe('fake Stripe.js', () => {
     await page.close()
   })
 
+  it('groups an American Express number 4-6-5 and wants its four-digit security code', async () => {
+    const { pi, page } = await checkout()
+    const number = page.getByLabel('Card number')
+    await number.pressSequentially('378282246310005999')
+    expect(await number.inputValue()).toBe('3782 822463 10005')
+    await page.getByLabel('Expiration date').fill('12 / 34')
+    await page.getByLabel('Security code').fill('123')
+    await page.getByLabel('ZIP').focus()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe("Your card's security code is incomplete.")
+    await page.getByLabel('Security code').fill('1234')
+    await page.getByLabel('ZIP').fill('10001')
+    await page.getByRole('button', { name: 'Pay' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Payment succeeded')
+    const paid = await stripe.paymentIntents.retrieve(pi.id, { expand: ['payment_method'] })
+    expect(paid.payment_method).toMatchObject({ card: { brand: 'amex', last4: '0005' } })
+    await page.close()
+  })
+
   it('runs the 3-D Secure dialog, loaded as https://js.stripe.com/v3 routed to the emulator', async () => {
     const { pi, page, consoleErrors } = await checkout({ via: 'js.stripe.com' })
     await typeCard(page, '4000 0025 0000 3155')

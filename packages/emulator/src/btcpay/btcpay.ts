@@ -239,43 +239,6 @@ export function mountBtcpay(router: Router, options: BtcpayOptions = {}, base = 
     return invoice
   }
 
-  router.on('GET', `${api}/health`, ({ res }) => sendJson(res, 200, { synchronized: true }))
-
-  router.on(
-    'GET',
-    `${api}/api-keys/current`,
-    greenfield(({ res }) =>
-      sendJson(res, 200, {
-        apiKey,
-        label: 'EdgeClub emulator',
-        permissions: [
-          `btcpay.store.canviewinvoices:${storeId}`,
-          `btcpay.store.cancreateinvoice:${storeId}`,
-          `btcpay.store.canmodifyinvoices:${storeId}`,
-          `btcpay.store.webhooks.canmodifywebhooks:${storeId}`,
-        ],
-      }),
-    ),
-  )
-
-  router.on(
-    'GET',
-    storePath,
-    greenfield(({ res }) =>
-      sendJson(res, 200, {
-        id: storeId,
-        name: storeName,
-        website: null,
-        defaultCurrency: 'USD',
-        invoiceExpiration: 900,
-        monitoringExpiration: 86_400,
-        speedPolicy: 'MediumSpeed',
-        paymentTolerance: 0,
-        archived: false,
-      }),
-    ),
-  )
-
   router.on(
     'POST',
     `${storePath}/invoices`,
@@ -361,16 +324,13 @@ export function mountBtcpay(router: Router, options: BtcpayOptions = {}, base = 
 
   const parseWebhook = (
     body: unknown,
-    creating: boolean,
   ): { ok: true; value: Partial<WebhookConfig> } | { ok: false; errors: GreenfieldValidationError[] } => {
     const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
     const errors: GreenfieldValidationError[] = []
     const value: Partial<WebhookConfig> = {}
-    if (input.url !== undefined || creating) {
-      if (!isHttpUrl(input.url))
-        errors.push({ path: 'url', message: 'url is required and must be an http(s) URL' })
-      else value.url = input.url
-    }
+    if (!isHttpUrl(input.url))
+      errors.push({ path: 'url', message: 'url is required and must be an http(s) URL' })
+    else value.url = input.url
     if (typeof input.enabled === 'boolean') value.enabled = input.enabled
     if (typeof input.automaticRedelivery === 'boolean') value.automaticRedelivery = input.automaticRedelivery
     if (typeof input.secret === 'string' && input.secret !== '') value.secret = input.secret
@@ -397,7 +357,7 @@ export function mountBtcpay(router: Router, options: BtcpayOptions = {}, base = 
     greenfield((ctx) => {
       const read = readBody(ctx)
       if (!read.ok) return
-      const parsed = parseWebhook(read.body, true)
+      const parsed = parseWebhook(read.body)
       if (!parsed.ok) return sendJson(ctx.res, 422, parsed.errors)
       const created = sender.addWebhook({
         id: newBtcpayId(),
@@ -409,28 +369,6 @@ export function mountBtcpay(router: Router, options: BtcpayOptions = {}, base = 
         ...parsed.value,
       })
       sendJson(ctx.res, 200, structuredClone(created))
-    }),
-  )
-
-  router.on(
-    'GET',
-    `${storePath}/webhooks/:webhookId`,
-    greenfield((ctx) => {
-      const config = webhookOr404(ctx)
-      if (config) sendJson(ctx.res, 200, publicWebhook(config))
-    }),
-  )
-
-  router.on(
-    'PUT',
-    `${storePath}/webhooks/:webhookId`,
-    greenfield((ctx) => {
-      if (!webhookOr404(ctx)) return
-      const read = readBody(ctx)
-      if (!read.ok) return
-      const parsed = parseWebhook(read.body, false)
-      if (!parsed.ok) return sendJson(ctx.res, 422, parsed.errors)
-      sendJson(ctx.res, 200, publicWebhook(sender.updateWebhook(ctx.params.webhookId!, parsed.value)!))
     }),
   )
 
@@ -467,24 +405,6 @@ export function mountBtcpay(router: Router, options: BtcpayOptions = {}, base = 
         .filter((entry) => entry.webhookId === ctx.params.webhookId && !entry.duplicate)
         .reverse()
       sendJson(ctx.res, 200, latestFirst.slice(0, count).map(publicDelivery))
-    }),
-  )
-
-  router.on(
-    'GET',
-    `${storePath}/webhooks/:webhookId/deliveries/:deliveryId`,
-    greenfield((ctx) => {
-      const delivery = webhookOr404(ctx) && deliveryOr404(ctx)
-      if (delivery) sendJson(ctx.res, 200, publicDelivery(delivery))
-    }),
-  )
-
-  router.on(
-    'GET',
-    `${storePath}/webhooks/:webhookId/deliveries/:deliveryId/request`,
-    greenfield((ctx) => {
-      const delivery = webhookOr404(ctx) && deliveryOr404(ctx)
-      if (delivery) sendText(ctx.res, 200, delivery.body, 'application/json')
     }),
   )
 

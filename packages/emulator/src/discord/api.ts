@@ -1,20 +1,26 @@
 import type { APIEmbed, APIMessage, APIUser, MessageFlags } from 'discord-api-types/v10'
 import {
+  bannedFromGuild,
   cannotMessageUser,
   dmChannelAction,
   emptyMessage,
   FormValidator,
+  invalidOAuthToken,
   invalidRecipient,
+  maxGuildsReached,
+  maxMembersReached,
   missingAccess,
+  missingOAuthScope,
   missingPermissions,
   snowflakeFieldError,
+  unauthorized,
   unknownBan,
   unknownChannel,
   unknownGuild,
   unknownMember,
   unknownRole,
-  unknownUser,
 } from './errors'
+import type { AccessToken, OAuth2 } from './oauth2'
 import { hasPermission } from './permissions'
 import { bucketHash } from './rate-limit'
 import { discordTimestamp, isSnowflake, snowflake } from './snowflake'
@@ -29,6 +35,12 @@ export interface ApiRequest {
   params: Record<string, string>
   query: URLSearchParams
   body: Record<string, unknown>
+  /** A form-encoded body (the OAuth2 token endpoint); empty for other content types. */
+  form: URLSearchParams
+  /** The raw Authorization header (the token endpoint reads client credentials from it). */
+  authorization: string | undefined
+  /** The user's OAuth2 access token when the request came with `Authorization: Bearer`. */
+  bearer?: AccessToken
   /** Decoded X-Audit-Log-Reason. */
   reason: string | null
 }
@@ -36,7 +48,14 @@ export interface ApiRequest {
 export interface ApiResponse {
   status: number
   body?: unknown
+  headers?: Record<string, string>
 }
+
+/**
+ * Who may call a route: the bot (`Bot <token>`), the bot or a user's OAuth2 access token
+ * (`Bearer <token>`), or an OAuth2 client whose credentials the handler checks itself.
+ */
+export type RouteAuth = 'bot' | 'bot-or-bearer' | 'client'
 
 export interface ApiRoute {
   method: string
@@ -44,13 +63,19 @@ export interface ApiRoute {
   hash: string
   pattern: RegExp
   keys: string[]
+  auth: RouteAuth
   handler: (request: ApiRequest) => ApiResponse
 }
 
 const ok = (body: unknown): ApiResponse => ({ status: 200, body })
 const noContent = (): ApiResponse => ({ status: 204 })
 
-function compile(method: string, template: string, handler: ApiRoute['handler']): ApiRoute {
+function compile(
+  method: string,
+  template: string,
+  handler: ApiRoute['handler'],
+  auth: RouteAuth = 'bot',
+): ApiRoute {
   const keys: string[] = []
   const source = template
     .split('/')
@@ -66,6 +91,7 @@ function compile(method: string, template: string, handler: ApiRoute['handler'])
     hash: bucketHash(method, template),
     pattern: new RegExp(`^${source}/?$`),
     keys,
+    auth,
     handler,
   }
 }
@@ -128,6 +154,20 @@ function boolField(form: FormValidator, body: Record<string, unknown>, key: stri
     return false
   }
   return raw
+}
+
+/** A list of ids, e.g. `roles`; each must be a snowflake and none may repeat. */
+function snowflakeList(form: FormValidator, key: string, raw: unknown): string[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw)) {
+    form.add([key], 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType')
+    return []
+  }
+  raw.forEach((value, index) => {
+    if (typeof value !== 'string' || !isSnowflake(value))
+      form.add([key, index], 'NUMBER_TYPE_COERCE', `Value "${String(value)}" is not snowflake.`)
+  })
+  return [...new Set(raw.map(String))]
 }
 
 function maxLength(form: FormValidator, path: (string | number)[], value: unknown, max: number): number {
@@ -208,7 +248,7 @@ function validateAllowedMentions(form: FormValidator, raw: unknown): AllowedMent
   return { parse: new Set(parse), users, roles, all: false }
 }
 
-export function createApi(store: DiscordStore): ApiRoute[] {
+export function createApi(store: DiscordStore, oauth: OAuth2): ApiRoute[] {
   const config = store.config
 
   const requireGuild = (guildId: string | undefined) => {
@@ -219,15 +259,35 @@ export function createApi(store: DiscordStore): ApiRoute[] {
 
   const routes: ApiRoute[] = [
     // ---- users --------------------------------------------------------------------------------
-    compile('GET', '/users/@me', () =>
-      ok({
-        ...publicUser(store.botUser),
-        mfa_enabled: false,
-        locale: 'en-US',
-        premium_type: 0,
-        email: null,
-        verified: true,
-      }),
+    compile(
+      'GET',
+      '/users/@me',
+      ({ bearer }) => {
+        if (!bearer) {
+          return ok({
+            ...publicUser(store.botUser),
+            mfa_enabled: false,
+            locale: 'en-US',
+            premium_type: 0,
+            email: null,
+            verified: true,
+          })
+        }
+        // OAuth2: `identify` gives the user, `email` adds the address.
+        const withEmail = bearer.scopes.includes('email')
+        const account = store.users.get(bearer.userId)
+        if (!account || (!bearer.scopes.includes('identify') && !withEmail)) throw unauthorized()
+        return ok({
+          ...publicUser(account),
+          mfa_enabled: false,
+          locale: 'en-US',
+          premium_type: 0,
+          ...(withEmail
+            ? { email: store.emails.get(account.id) ?? `${account.username}@example.com`, verified: true }
+            : {}),
+        })
+      },
+      'bot-or-bearer',
     ),
     compile('POST', '/users/@me/channels', ({ body }) => {
       const recipientId = body.recipient_id
@@ -242,11 +302,9 @@ export function createApi(store: DiscordStore): ApiRoute[] {
       if (!store.users.has(recipientId) || recipientId === config.botUserId) throw invalidRecipient()
       return ok({ ...store.dmChannelFor(recipientId) })
     }),
-    compile('GET', '/users/:userId', ({ params }) => {
-      const account = store.users.get(params.userId ?? '')
-      if (!account) throw unknownUser()
-      return ok(publicUser(account))
-    }),
+
+    // ---- OAuth2 -------------------------------------------------------------------------------
+    compile('POST', '/oauth2/token', ({ form, authorization }) => oauth.token(form, authorization), 'client'),
 
     // ---- guild --------------------------------------------------------------------------------
     compile('GET', '/guilds/:guildId', ({ params, query }) => {
@@ -260,11 +318,6 @@ export function createApi(store: DiscordStore): ApiRoute[] {
     compile('GET', '/guilds/:guildId/channels', ({ params }) => {
       requireGuild(params.guildId)
       return ok([...store.channels.values()].map((channel) => ({ ...channel })))
-    }),
-    compile('GET', '/guilds/:guildId/invites', ({ params }) => {
-      requireGuild(params.guildId)
-      store.requirePermission('MANAGE_GUILD')
-      return ok(store.activeInvites(() => true).map((invite) => store.extendedInviteObject(invite)))
     }),
 
     // ---- channels and invites -----------------------------------------------------------------
@@ -337,6 +390,44 @@ export function createApi(store: DiscordStore): ApiRoute[] {
       requireGuild(params.guildId)
       return ok(store.memberObject(params.userId ?? ''))
     }),
+    compile('PUT', '/guilds/:guildId/members/:userId', ({ params, body }) => {
+      requireGuild(params.guildId)
+      const userId = params.userId ?? ''
+      const form = new FormValidator()
+      const accessToken = body.access_token
+      if (accessToken === undefined || accessToken === null)
+        form.add(['access_token'], 'BASE_TYPE_REQUIRED', 'This field is required')
+      else maxLength(form, ['access_token'], accessToken, 10_240)
+      const roles = snowflakeList(form, 'roles', body.roles)
+      maxLength(form, ['nick'], body.nick, 32)
+      form.throwIfAny()
+      // The bot adds people the way an invite would.
+      store.requirePermission('CREATE_INSTANT_INVITE')
+      const token = oauth.accessToken(accessToken)
+      if (!token || token.userId !== userId) throw invalidOAuthToken()
+      if (!token.scopes.includes('guilds.join')) throw missingOAuthScope()
+      if (store.bans.has(userId)) throw bannedFromGuild()
+      // Someone already in the guild stays as they are: Discord ignores roles and nick then.
+      if (store.members.has(userId)) return noContent()
+      if (store.guildFull()) throw maxMembersReached()
+      if (store.atGuildLimit.has(userId)) throw maxGuildsReached()
+      const given = roles.filter((roleId) => roleId !== config.guildId)
+      if (given.length > 0) {
+        store.requirePermission('MANAGE_ROLES')
+        for (const roleId of given) assignableRole(roleId)
+      }
+      if (typeof body.nick === 'string') store.requirePermission('MANAGE_NICKNAMES')
+      if (body.mute === true) store.requirePermission('MUTE_MEMBERS')
+      if (body.deaf === true) store.requirePermission('DEAFEN_MEMBERS')
+      store.members.set(userId, {
+        userId,
+        nick: typeof body.nick === 'string' ? body.nick : null,
+        roles: given,
+        joinedAt: store.now(),
+        inviteCode: null,
+      })
+      return { status: 201, body: store.memberObject(userId) }
+    }),
     compile('DELETE', '/guilds/:guildId/members/:userId', ({ params }) => {
       requireGuild(params.guildId)
       const userId = params.userId ?? ''
@@ -379,12 +470,7 @@ export function createApi(store: DiscordStore): ApiRoute[] {
       store.requirePermission('BAN_MEMBERS')
       if (userId === config.botUserId || userId === config.ownerUserId) throw missingPermissions()
       if (store.members.has(userId)) store.requireAbove(userId)
-      store.members.delete(userId)
-      store.userOrPlaceholder(userId)
-      // Banning someone already banned succeeds without changing the ban.
-      if (!store.bans.has(userId)) {
-        store.bans.set(userId, { userId, reason, deleteMessageSeconds: deleteSeconds, bannedAt: store.now() })
-      }
+      store.ban(userId, reason, deleteSeconds)
       return noContent()
     }),
     compile('DELETE', '/guilds/:guildId/bans/:userId', ({ params }) => {
@@ -395,24 +481,6 @@ export function createApi(store: DiscordStore): ApiRoute[] {
     }),
 
     // ---- messages -----------------------------------------------------------------------------
-    compile('GET', '/channels/:channelId/messages', ({ params, query }) => {
-      const channelId = params.channelId ?? ''
-      if (!store.channelObject(channelId)) throw unknownChannel()
-      if (store.channels.has(channelId)) {
-        const granted = store.botPermissions()
-        if (!hasPermission(granted, 'VIEW_CHANNEL')) throw missingAccess()
-        if (!hasPermission(granted, 'READ_MESSAGE_HISTORY')) return ok([])
-      }
-      const form = new FormValidator()
-      const limit = intField(form, { limit: query.get('limit') ?? undefined }, 'limit', {
-        min: 1,
-        max: 100,
-        fallback: 50,
-      })
-      form.throwIfAny()
-      // Newest first, as Discord lists them.
-      return ok([...(store.messages.get(channelId) ?? [])].reverse().slice(0, limit))
-    }),
     compile('POST', '/channels/:channelId/messages', ({ params, body }) => {
       const channelId = params.channelId ?? ''
       const recipientId = store.dmRecipient(channelId)
@@ -449,12 +517,16 @@ export function createApi(store: DiscordStore): ApiRoute[] {
     store.requirePermission('MANAGE_ROLES')
     const member = store.members.get(userId)
     if (!member) throw unknownMember()
+    assignableRole(roleId)
+    return { member, roleId }
+  }
+
+  /** Only roles strictly below the bot's highest role, and never integration-managed ones. */
+  function assignableRole(roleId: string): void {
     const target = store.findRole(roleId)
     if (!target) throw unknownRole()
-    // Only roles strictly below the bot's highest role, and never integration-managed ones.
     if (target.managed || target.position >= store.highestPosition(config.botUserId))
       throw missingPermissions()
-    return { member, roleId }
   }
 
   function buildMessage(

@@ -1,7 +1,8 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http'
-import type { APIGuildMember } from 'discord-api-types/v10'
+import type { APIGuildMember, APIUser } from 'discord-api-types/v10'
 import { parseJson, type RequestContext, type Router, sendJson } from '../http'
 import { type ApiRoute, createApi, matchRoute, validateParams } from './api'
+import { mountDiscordConsentPage } from './consent-page'
 import {
   DiscordError,
   invalidApiVersion,
@@ -9,8 +10,11 @@ import {
   methodNotAllowed,
   notFound,
   unauthorized,
+  unknownBan,
 } from './errors'
+import { type AccessToken, OAuth2 } from './oauth2'
 import { type DiscordFault, RateLimiter, type RateLimitOptions, rateLimitedResponse } from './rate-limit'
+import { isSnowflake } from './snowflake'
 import {
   type AddMemberInput,
   type DiscordConfig,
@@ -18,6 +22,7 @@ import {
   type DiscordState,
   DiscordStore,
   type JoinInput,
+  type UserInput,
 } from './state'
 
 /**
@@ -43,8 +48,23 @@ export interface DiscordControl {
   removeMember(userId: string): void
   /** Makes an invite expire now, as if its max_age had passed. */
   expireInvite(code: string): void
-  /** Moves the emulated clock (invite expiry) forward. */
+  /** Moves the emulated clock (invite expiry, OAuth2 code and token lifetimes) forward. */
   advanceTime(seconds: number): void
+  /** Creates a Discord user who is not in the guild (or updates one by username). */
+  createUser(input: UserInput): APIUser
+  /** The Discord users the emulator knows (bots left out), oldest first. */
+  users(): APIUser[]
+  /** The user the OAuth2 consent page shows from now on, in every browser, until one switches. */
+  signIn(userId: string): void
+  /** Registered redirect URIs (exact match), or 'loopback' for any http://127.0.0.1:<port> or localhost URI. */
+  setRedirectUris(uris: string[] | 'loopback'): void
+  /** Bans a user as the guild's moderators would (no bot permission needed); unban lifts it. */
+  ban(userId: string, reason?: string | null): void
+  unban(userId: string): void
+  /** The guild's member cap; a cap at or below the member count makes the guild full (30019). */
+  setMaxMembers(maxMembers: number): void
+  /** A member as GET /guilds/:id/members/:userId returns it (roles included); 10007 when not in the guild. */
+  member(userId: string): APIGuildMember
   state(): DiscordState
   reset(): void
 }
@@ -65,6 +85,14 @@ function decodeReason(header: string | string[] | undefined): string | null {
   }
 }
 
+const UNVERSIONED_PATHS = new Set(['/oauth2/token', '/users/@me'])
+
+/** The request log is readable by tests and the demo: OAuth2 tokens in bodies are masked. */
+function withoutSecrets(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !('access_token' in body)) return body
+  return { ...body, access_token: '[redacted]' }
+}
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
   if (status === 204) {
     if (res.headersSent) return
@@ -81,7 +109,8 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
     options.rateLimit?.limit ?? 50,
     (options.rateLimit?.windowSeconds ?? 1) * 1000,
   )
-  const routes: ApiRoute[] = createApi(store)
+  const oauth = new OAuth2(store)
+  const routes: ApiRoute[] = createApi(store, oauth)
 
   const handleApi = ({ req, res, url, rawBody }: RequestContext) => {
     const method = (req.method ?? 'GET').toUpperCase()
@@ -89,12 +118,17 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
     // @discordjs/rest sends `@me` percent-encoded (/users/%40me); Discord reads it as @me.
     const path = (rest ?? '/').replace(/%40/gi, '@')
     const reason = decodeReason(req.headers['x-audit-log-reason'])
+    const isForm = /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')
+    // OAuth2 endpoints read form bodies only; a JSON body there counts as no parameters.
+    const form = new URLSearchParams(isForm ? rawBody.toString('utf8') : '')
     let body: unknown = null
     let bodyError: DiscordError | undefined
-    try {
-      body = rawBody.length > 0 ? parseJson(rawBody) : null
-    } catch {
-      bodyError = invalidJson()
+    if (!isForm) {
+      try {
+        body = rawBody.length > 0 ? parseJson(rawBody) : null
+      } catch {
+        bodyError = invalidJson()
+      }
     }
 
     let routeName: string | null = null
@@ -111,7 +145,7 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
         status,
         code: status >= 400 ? code : null,
         reason,
-        body,
+        body: withoutSecrets(body),
         forced,
       })
       send(res, status, payload, headers)
@@ -119,7 +153,10 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
     const fail = (error: DiscordError, headers: Record<string, string> = {}) =>
       reply(error.status, error.body(), headers)
 
-    if (version !== '10') return fail(invalidApiVersion())
+    // The token URL and /users/@me also answer without a version, as Discord's OAuth2 docs use them.
+    const versionOk =
+      version === undefined ? UNVERSIONED_PATHS.has(path.replace(/\/$/, '')) : version === '10'
+    if (!versionOk) return fail(invalidApiVersion())
     const found = matchRoute(routes, method, path)
     if (found === undefined) return fail(notFound())
     if (found === 'method-not-allowed') return fail(methodNotAllowed())
@@ -147,16 +184,31 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
       const limited = rateLimitedResponse(outcome.limited)
       return reply(429, limited.body, { ...outcome.headers, ...limited.headers })
     }
-    if (req.headers.authorization !== `Bot ${store.config.botToken}`)
+    const authorization = req.headers.authorization
+    const isBot = authorization === `Bot ${store.config.botToken}`
+    let bearer: AccessToken | undefined
+    if (route.auth === 'bot-or-bearer' && authorization?.startsWith('Bearer ')) {
+      bearer = oauth.accessToken(authorization.slice('Bearer '.length))
+      if (!bearer) return fail(unauthorized(), outcome.headers)
+    } else if (route.auth !== 'client' && !isBot) {
       return fail(unauthorized(), outcome.headers)
+    }
 
     try {
       validateParams(params)
       if (bodyError) throw bodyError
       const json =
         body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
-      const result = route.handler({ params, query: url.searchParams, body: json, reason })
-      reply(result.status, result.body, outcome.headers)
+      const result = route.handler({
+        params,
+        query: url.searchParams,
+        body: json,
+        form,
+        authorization,
+        bearer,
+        reason,
+      })
+      reply(result.status, result.body, { ...outcome.headers, ...result.headers })
     } catch (error) {
       if (error instanceof DiscordError) return fail(error, outcome.headers)
       // An emulator bug, not an emulated outage: say so rather than pose as Discord.
@@ -184,13 +236,47 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
     removeMember: (userId) => store.removeMember(userId),
     expireInvite: (code) => store.expireInvite(code),
     advanceTime: (seconds) => store.advanceTime(seconds),
+    createUser: (input) => store.upsertUser(input),
+    users: () => structuredClone(store.people()),
+    signIn: (userId) => {
+      const account = store.users.get(userId)
+      if (!account || account.bot) throw new Error(`discord emulator: no Discord user ${userId}`)
+      oauth.signedInUserId = userId
+      oauth.sessionGeneration += 1
+    },
+    setRedirectUris: (uris) => {
+      if (uris !== 'loopback') {
+        if (!Array.isArray(uris))
+          throw new Error("discord emulator: redirectUris must be a list of URLs or 'loopback'")
+        for (const uri of uris)
+          if (!URL.canParse(uri)) throw new Error(`discord emulator: "${uri}" is not a URL`)
+      }
+      store.config.redirectUris = uris
+    },
+    ban: (userId, reason = null) => {
+      if (!isSnowflake(userId)) throw new Error(`discord emulator: userId "${userId}" is not a snowflake`)
+      if (userId === store.config.botUserId || userId === store.config.ownerUserId)
+        throw new Error('discord emulator: the bot and the owner cannot be banned')
+      store.ban(userId, reason)
+    },
+    unban: (userId) => {
+      if (!store.bans.delete(userId)) throw unknownBan()
+    },
+    setMaxMembers: (maxMembers) => {
+      if (!Number.isInteger(maxMembers) || maxMembers < 1)
+        throw new Error('discord emulator: maxMembers must be a positive integer')
+      store.maxMembers = maxMembers
+    },
+    member: (userId) => store.memberObject(userId),
     state: () => store.state(),
     reset: () => {
       store.reset()
+      oauth.reset()
       limiter.reset()
     },
   }
 
+  mountDiscordConsentPage(router, store, oauth)
   mountDiscordControl(router, control, limiter)
   return control
 }
@@ -221,6 +307,7 @@ function mountDiscordControl(router: Router, control: DiscordControl, limiter: R
     guarded(({ req }) => ({
       ...control.config,
       apiBase: `http://${req.headers.host ?? 'localhost'}${API_PREFIX}`,
+      authorizeUrl: `http://${req.headers.host ?? 'localhost'}/discord/oauth2/authorize`,
     })),
   )
   router.on(
@@ -267,5 +354,47 @@ function mountDiscordControl(router: Router, control: DiscordControl, limiter: R
     'POST',
     `${base}/clock`,
     guarded((_ctx, body) => control.advanceTime(Number(body.seconds ?? 0))),
+  )
+  router.on(
+    'GET',
+    `${base}/users`,
+    guarded(() => control.users()),
+  )
+  router.on(
+    'POST',
+    `${base}/users`,
+    guarded((_ctx, body) => control.createUser(body as unknown as UserInput)),
+  )
+  router.on(
+    'POST',
+    `${base}/oauth2/sign-in`,
+    guarded((_ctx, body) => control.signIn(String(body.userId ?? ''))),
+  )
+  router.on(
+    'POST',
+    `${base}/oauth2/redirect-uris`,
+    guarded((_ctx, body) => control.setRedirectUris(body.redirectUris as string[] | 'loopback')),
+  )
+  router.on(
+    'POST',
+    `${base}/bans`,
+    guarded((_ctx, body) =>
+      control.ban(String(body.userId ?? ''), typeof body.reason === 'string' ? body.reason : null),
+    ),
+  )
+  router.on(
+    'DELETE',
+    `${base}/bans/:userId`,
+    guarded(({ params }) => control.unban(params.userId ?? '')),
+  )
+  router.on(
+    'POST',
+    `${base}/guild/max-members`,
+    guarded((_ctx, body) => control.setMaxMembers(Number(body.maxMembers))),
+  )
+  router.on(
+    'GET',
+    `${base}/members/:userId`,
+    guarded(({ params }) => control.member(params.userId ?? '')),
   )
 }

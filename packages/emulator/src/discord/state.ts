@@ -17,7 +17,15 @@ import type {
   RoleFlags,
   UserFlags,
 } from 'discord-api-types/v10'
-import { bannedFromGuild, missingPermissions, unknownInvite, unknownMember, unknownRole } from './errors'
+import {
+  bannedFromGuild,
+  maxGuildsReached,
+  maxMembersReached,
+  missingPermissions,
+  unknownInvite,
+  unknownMember,
+  unknownRole,
+} from './errors'
 import { hasPermission, type PermissionName, permissionBits } from './permissions'
 import { discordTimestamp, isSnowflake, snowflake } from './snowflake'
 
@@ -35,6 +43,8 @@ export interface DiscordOptions {
   inviteChannelId?: string
   /** Text channel 'announcements' for broadcasts. */
   announceChannelId?: string
+  /** Text channel 'signals', readable only with the Member role, where published signals are posted. */
+  signalsChannelId?: string
   /** Role 'Member' given to paying members. */
   memberRoleId?: string
   botUserId?: string
@@ -45,6 +55,19 @@ export interface DiscordOptions {
   botPermissions?: PermissionName[]
   /** The guild owner (a member; nobody can kick or ban them). */
   ownerUserId?: string
+  /** A Discord user who is not in the guild, signed in on the OAuth2 consent page until another is picked. */
+  signedInUserId?: string
+  /** The guild's member cap (`max_members`); adding members beyond it fails with 30019. */
+  maxMembers?: number
+  /** The OAuth2 application's client id (Discord's application id; defaults to the bot's user id, as on Discord). */
+  clientId?: string
+  clientSecret?: string
+  /** The application name the consent page shows. */
+  applicationName?: string
+  /** Registered OAuth2 redirect URIs (exact match), or 'loopback': any http://127.0.0.1:<port> or http://localhost:<port> URI. */
+  redirectUris?: string[] | 'loopback'
+  /** How long an authorization code can be exchanged. */
+  codeLifetimeSeconds?: number
 }
 
 export type DiscordConfig = Required<DiscordOptions>
@@ -64,19 +87,30 @@ export function resolveConfig(options: DiscordOptions = {}): DiscordConfig {
     guildName: options.guildName ?? 'EdgeClub Community',
     inviteChannelId: options.inviteChannelId ?? '100000000000000010',
     announceChannelId: options.announceChannelId ?? '100000000000000011',
+    signalsChannelId: options.signalsChannelId ?? '100000000000000012',
     memberRoleId: options.memberRoleId ?? '100000000000000020',
     botUserId: options.botUserId ?? '100000000000000099',
     botUsername: options.botUsername ?? 'EdgeClub Bot',
     botRoleId: options.botRoleId ?? '100000000000000021',
     botPermissions: options.botPermissions ?? DEFAULT_BOT_PERMISSIONS,
     ownerUserId: options.ownerUserId ?? '100000000000000002',
+    signedInUserId: options.signedInUserId ?? '100000000000000003',
+    maxMembers: options.maxMembers ?? 25_000_000,
+    clientId: options.clientId ?? options.botUserId ?? '100000000000000099',
+    clientSecret: options.clientSecret ?? 'emulator-client-secret',
+    applicationName: options.applicationName ?? 'EdgeClub',
+    redirectUris: options.redirectUris ?? 'loopback',
+    codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600,
   }
   for (const key of [
     'guildId',
     'inviteChannelId',
     'announceChannelId',
+    'signalsChannelId',
     'memberRoleId',
     'botUserId',
+    'signedInUserId',
+    'clientId',
   ] as const) {
     if (!isSnowflake(config[key])) throw new Error(`discord emulator: ${key} must be a snowflake`)
   }
@@ -133,17 +167,21 @@ export interface LogEntry {
   forced: boolean
 }
 
-export interface JoinInput {
-  code: string
+export interface UserInput {
   username: string
   userId?: string
   globalName?: string
+  /** What /users/@me shows with the `email` scope (default `<username>@example.com`). */
+  email?: string
+  /** true: the user is in 100 servers already, so adding them anywhere fails with 30001. */
+  atGuildLimit?: boolean
 }
 
-export interface AddMemberInput {
-  username: string
-  userId?: string
-  globalName?: string
+export interface JoinInput extends UserInput {
+  code: string
+}
+
+export interface AddMemberInput extends UserInput {
   nick?: string | null
   roles?: string[]
   /** false makes DMs to this user fail with 50007, like a user who closed DMs from server members. */
@@ -256,6 +294,10 @@ export class DiscordStore {
   users = new Map<string, APIUser>()
   /** Users with DMs from server members turned off. */
   dmsClosed = new Set<string>()
+  emails = new Map<string, string>()
+  /** Users already in as many servers as Discord allows. */
+  atGuildLimit = new Set<string>()
+  maxMembers = 0
   members = new Map<string, StoredMember>()
   bans = new Map<string, StoredBan>()
   invites = new Map<string, StoredInvite>()
@@ -286,6 +328,9 @@ export class DiscordStore {
     this.log = []
     this.users.clear()
     this.dmsClosed.clear()
+    this.emails.clear()
+    this.atGuildLimit.clear()
+    this.maxMembers = c.maxMembers
     this.members.clear()
     this.bans.clear()
     this.invites.clear()
@@ -296,6 +341,7 @@ export class DiscordStore {
     this.botUser = user(c.botUserId, c.botUsername, null, true)
     this.users.set(c.botUserId, this.botUser)
     this.users.set(c.ownerUserId, user(c.ownerUserId, 'clubowner', 'Club Owner'))
+    this.upsertUser({ userId: c.signedInUserId, username: 'jordan', globalName: 'Jordan' })
 
     // A private paid community: @everyone can read, only Member can talk, nobody else can invite.
     this.roles = [
@@ -318,6 +364,14 @@ export class DiscordStore {
     ]
     this.channels.set(c.inviteChannelId, textChannel(c.inviteChannelId, c.guildId, 'welcome', 0))
     this.channels.set(c.announceChannelId, textChannel(c.announceChannelId, c.guildId, 'announcements', 1))
+    // Members only: @everyone cannot view it, the Member role can.
+    this.channels.set(c.signalsChannelId, {
+      ...textChannel(c.signalsChannelId, c.guildId, 'signals', 2),
+      permission_overwrites: [
+        { id: c.guildId, type: 0, allow: '0', deny: String(1 << 10) },
+        { id: c.memberRoleId, type: 0, allow: String(1 << 10), deny: '0' },
+      ],
+    })
     const createdAt = Date.UTC(2024, 0, 15)
     this.members.set(c.ownerUserId, {
       userId: c.ownerUserId,
@@ -368,7 +422,7 @@ export class DiscordStore {
       mfa_level: 0,
       explicit_content_filter: 2,
       max_presences: null,
-      max_members: 25_000_000,
+      max_members: this.maxMembers,
       max_stage_video_channel_users: 50,
       max_video_channel_users: 25,
       vanity_url_code: null,
@@ -430,7 +484,7 @@ export class DiscordStore {
   // ---- users and members ----------------------------------------------------------------------
 
   /** Usernames are unique on Discord, so a known username is the same user. */
-  upsertUser(input: { username: string; userId?: string; globalName?: string }): APIUser {
+  upsertUser(input: UserInput): APIUser {
     if (typeof input.username !== 'string') throw new Error('discord emulator: username is required')
     const username = input.username.trim().toLowerCase()
     if (!/^[a-z0-9_.]{2,32}$/.test(username)) {
@@ -450,7 +504,29 @@ export class DiscordStore {
     const globalName = input.globalName ?? existing?.global_name ?? input.username.trim()
     const next = user(id, username, globalName)
     this.users.set(id, next)
+    if (input.email !== undefined || !this.emails.has(id))
+      this.emails.set(id, input.email ?? `${username}@example.com`)
+    if (input.atGuildLimit === true) this.atGuildLimit.add(id)
+    if (input.atGuildLimit === false) this.atGuildLimit.delete(id)
     return next
+  }
+
+  /** Non-bot users the emulator knows, oldest first. */
+  people(): APIUser[] {
+    return [...this.users.values()].filter((account) => !account.bot)
+  }
+
+  guildFull(): boolean {
+    return this.members.size >= this.maxMembers
+  }
+
+  /** Bans a user (removing them from the guild); banning someone already banned changes nothing. */
+  ban(userId: string, reason: string | null, deleteMessageSeconds = 0): void {
+    this.members.delete(userId)
+    this.userOrPlaceholder(userId)
+    if (!this.bans.has(userId)) {
+      this.bans.set(userId, { userId, reason, deleteMessageSeconds, bannedAt: this.now() })
+    }
   }
 
   memberObject(userId: string): APIGuildMember {
@@ -479,6 +555,8 @@ export class DiscordStore {
     if (input.acceptsDms === false) this.dmsClosed.add(account.id)
     if (input.acceptsDms === true) this.dmsClosed.delete(account.id)
     if (!this.members.has(account.id)) {
+      if (this.guildFull()) throw maxMembersReached()
+      if (this.atGuildLimit.has(account.id)) throw maxGuildsReached()
       for (const roleId of input.roles ?? []) if (!this.findRole(roleId)) throw unknownRole()
       this.members.set(account.id, {
         userId: account.id,
@@ -499,6 +577,7 @@ export class DiscordStore {
     if (this.bans.has(account.id)) throw bannedFromGuild()
     // Opening an invite to a server you are already in just switches to it: no use is consumed.
     if (this.members.has(account.id)) return this.memberObject(account.id)
+    if (this.guildFull()) throw maxMembersReached()
     invite.uses += 1
     if (invite.maxUses > 0 && invite.uses >= invite.maxUses) invite.status = 'exhausted'
     return this.addMember({ ...input, userId: account.id }, invite.code)

@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { statSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
 import { type Router, sendText } from '../http'
 import { originOf, type StripeApi } from '../stripe/api'
 import { invalidRequest } from '../stripe/errors'
@@ -6,33 +9,59 @@ import { parseForm } from '../stripe/form'
 import { type Payments, publishableView } from '../stripe/payments'
 
 /**
- * Serves the fake Stripe.js and the 3-D Secure steps it (or a redirect) goes through. The script's
- * API base is the origin it was requested from, so it works both from STRIPE_JS_URL and when a test
- * routes https://js.stripe.com to the emulator.
+ * Serves the fake Stripe.js and the 3-D Secure steps it (or a redirect) goes through. The script is
+ * TypeScript under ./browser (type-checked by its own tsconfig with the DOM library), bundled with
+ * the emulator's card table into one classic script. Its API base is the origin it was requested
+ * from, so it works both from STRIPE_JS_URL and when a test routes https://js.stripe.com here.
  */
 
-const SCRIPT_URL = new URL('./stripe-v3.js', import.meta.url)
-const API_BASE_PLACEHOLDER = "'__EMULATOR_API_BASE__'"
+const BROWSER_DIR = fileURLToPath(new URL('./browser/', import.meta.url))
+/** The free identifier stripe-v3.ts reads its API base from; replaced in the bundle per request. */
+const API_BASE_PLACEHOLDER = '__EMULATOR_API_BASE__'
+
+let bundled: { code: string; sources: Array<[file: string, mtimeMs: number]> } | undefined
+
+const mtimeOf = (file: string) => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? -1
+
+/** The bundle, rebuilt when one of its sources changed so a running dev emulator serves edits. */
+async function stripeJsBundle(): Promise<string> {
+  if (bundled?.sources.every(([file, mtimeMs]) => mtimeOf(file) === mtimeMs)) return bundled.code
+  const result = await build({
+    entryPoints: [path.join(BROWSER_DIR, 'stripe-v3.ts')],
+    absWorkingDir: BROWSER_DIR,
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    charset: 'utf8',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  })
+  const code = result.outputFiles[0]?.text ?? ''
+  if (!code.includes(API_BASE_PLACEHOLDER)) throw new Error('the Stripe.js bundle does not read its API base')
+  const sources = Object.keys(result.metafile.inputs).map((input): [string, number] => {
+    const file = path.resolve(BROWSER_DIR, input)
+    return [file, mtimeOf(file)]
+  })
+  bundled = { code, sources }
+  return code
+}
 
 export function mountStripeJs(router: Router, api: StripeApi, payments: Payments): void {
-  const serveScript = ({
+  const serveScript = async ({
     req,
     res,
   }: {
     req: Parameters<typeof originOf>[0]
     res: Parameters<typeof sendText>[0]
   }) => {
-    // Read on every request so a running dev emulator picks up edits to the script.
-    const source = readFileSync(SCRIPT_URL, 'utf8').replace(
-      API_BASE_PLACEHOLDER,
-      JSON.stringify(originOf(req)),
-    )
+    const source = (await stripeJsBundle()).replaceAll(API_BASE_PLACEHOLDER, JSON.stringify(originOf(req)))
     sendText(res, 200, source, 'application/javascript; charset=utf-8', { 'cache-control': 'no-store' })
   }
   router.on('GET', '/stripe-js/v3', serveScript)
   // @stripe/stripe-js v10 loads https://js.stripe.com/endive/stripe.js.
   router.on('GET', '/stripe-js/endive/stripe.js', serveScript)
-  router.on('GET', '/stripe-js/v3/stripe.js', serveScript)
 
   // Stripe.js finishing (or failing) 3-D Secure for the customer who answered the in-page dialog.
   api.post(

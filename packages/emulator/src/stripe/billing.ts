@@ -1008,17 +1008,9 @@ export class Billing {
       return render.list(list, r.params, '/v1/invoices', r.expand)
     })
     api.get('/v1/invoices/:id', (r) => r.render(this.invoice(r.path.id ?? '')))
-    api.get('/v1/invoices/:id/lines', (r) => {
-      const invoice = this.invoice(r.path.id ?? '')
-      return render.list(invoice.lines.data, r.params, `/v1/invoices/${invoice.id}/lines`, r.expand)
-    })
     api.post('/v1/invoices/:id/pay', (r) =>
       r.render(this.payInvoice(this.invoice(r.path.id ?? ''), r.params)),
     )
-    api.post('/v1/invoices/:id/void', (r) => {
-      r.params.rejectUnknown()
-      return r.render(this.voidInvoice(this.invoice(r.path.id ?? '')))
-    })
 
     api.get('/v1/invoice_payments', (r) => {
       const invoice = r.params.str('invoice')
@@ -1035,16 +1027,6 @@ export class Billing {
             (!status || p.status === status),
         )
       return render.list(list, r.params, '/v1/invoice_payments', r.expand)
-    })
-    api.get('/v1/invoice_payments/:id', (r) => {
-      const payment = this.env.store.invoicePayments.get(r.path.id ?? '')
-      if (!payment) throw noSuch('invoice_payment', r.path.id ?? '')
-      return r.render(payment)
-    })
-
-    api.get('/v1/subscription_items', (r) => {
-      const sub = this.subscription(r.params.requireStr('subscription'), 'subscription')
-      return render.list(sub.items.data, r.params, `/v1/subscription_items?subscription=${sub.id}`, r.expand)
     })
   }
 }

@@ -77,15 +77,42 @@ export const TEST_TOKENS: Record<string, string> = {
   pm_card_authenticationRequiredOnSetup: '4000002500003155',
 }
 
-export function brandOf(number: string): string {
-  if (/^4/.test(number)) return 'visa'
-  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(number)) return 'mastercard'
-  if (/^3[47]/.test(number)) return 'amex'
-  if (/^(6011|65|64[4-9])/.test(number)) return 'discover'
-  if (/^35/.test(number)) return 'jcb'
-  if (/^(36|38|30[0-5])/.test(number)) return 'diners'
-  if (/^62/.test(number)) return 'unionpay'
-  return 'unknown'
+/**
+ * What a card number of each brand looks like: how many digits make it complete, how many the
+ * card field takes, the security code's length and how the digits are grouped as they are typed.
+ * The server's test cards and the fake Stripe.js card field both read this table.
+ */
+export interface CardBrand {
+  brand: 'visa' | 'mastercard' | 'amex' | 'discover' | 'jcb' | 'diners' | 'unionpay' | 'unknown'
+  /** The leading digits that identify the brand. */
+  prefix: RegExp
+  length: number
+  maxLength: number
+  cvcLength: number
+  groups: readonly number[]
+}
+
+const SIXTEEN_DIGITS = { length: 16, maxLength: 16, cvcLength: 3, groups: [4, 4, 4, 4, 3] } as const
+
+const BRANDS: readonly CardBrand[] = [
+  { brand: 'visa', prefix: /^4/, ...SIXTEEN_DIGITS },
+  { brand: 'mastercard', prefix: /^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/, ...SIXTEEN_DIGITS },
+  { brand: 'amex', prefix: /^3[47]/, length: 15, maxLength: 15, cvcLength: 4, groups: [4, 6, 5] },
+  { brand: 'discover', prefix: /^(6011|65|64[4-9])/, ...SIXTEEN_DIGITS },
+  { brand: 'jcb', prefix: /^35/, ...SIXTEEN_DIGITS },
+  { brand: 'diners', prefix: /^(36|38|30[0-5])/, length: 14, maxLength: 14, cvcLength: 3, groups: [4, 6, 4] },
+  { brand: 'unionpay', prefix: /^62/, ...SIXTEEN_DIGITS },
+]
+
+/** Until the digits name a brand, the field takes up to 19 of them (the longest card numbers). */
+const UNKNOWN_BRAND: CardBrand = { brand: 'unknown', prefix: /^/, ...SIXTEEN_DIGITS, maxLength: 19 }
+
+export function cardBrand(number: string): CardBrand {
+  return BRANDS.find((entry) => entry.prefix.test(number)) ?? UNKNOWN_BRAND
+}
+
+export function brandOf(number: string): CardBrand['brand'] {
+  return cardBrand(number).brand
 }
 
 export function luhnValid(number: string): boolean {

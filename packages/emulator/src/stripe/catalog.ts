@@ -228,18 +228,6 @@ export class Catalog {
     return product
   }
 
-  listProducts(params: Params): Stripe.Product[] {
-    const active = params.bool('active')
-    const ids = params.strList('ids')
-    const created = createdFilter(params)
-    return [...this.env.store.products.values()]
-      .reverse()
-      .filter(
-        (p) =>
-          (active === undefined || p.active === active) && (!ids || ids.includes(p.id)) && created(p.created),
-      )
-  }
-
   createPrice(params: Params): Stripe.Price {
     const now = this.env.clock.now()
     const currency = params.requireStr('currency').toLowerCase()
@@ -384,10 +372,6 @@ export class Catalog {
     api.get('/v1/customers/:id', (r) => r.render(this.customer(r.path.id ?? '')))
     api.post('/v1/customers/:id', (r) => r.render(this.updateCustomer(r.path.id ?? '', r.params)))
     api.post('/v1/products', (r) => r.render(this.createProduct(r.params)))
-    api.get('/v1/products', (r) =>
-      render.list(this.listProducts(r.params), r.params, '/v1/products', r.expand),
-    )
-    api.get('/v1/products/:id', (r) => r.render(this.product(r.path.id ?? '')))
     api.post('/v1/products/:id', (r) => r.render(this.updateProduct(r.path.id ?? '', r.params)))
     api.post('/v1/prices', (r) => r.render(this.createPrice(r.params)))
     api.get('/v1/prices', (r) => render.list(this.listPrices(r.params), r.params, '/v1/prices', r.expand))

@@ -250,25 +250,6 @@ export class Payments {
     return pm
   }
 
-  detach(pm: Stripe.PaymentMethod): Stripe.PaymentMethod {
-    if (!pm.customer) {
-      throw invalidRequest(
-        'The payment method you provided is not attached to a customer so detachment is impossible.',
-        {
-          code: 'payment_method_unexpected_state',
-        },
-      )
-    }
-    const customerId = pm.customer as string
-    pm.customer = null
-    const customer = this.env.store.customers.get(customerId)
-    if (customer?.invoice_settings.default_payment_method === pm.id) {
-      customer.invoice_settings.default_payment_method = null
-    }
-    this.env.events.emit('payment_method.detached', pm, { customer: customerId })
-    return pm
-  }
-
   // ---- PaymentIntents ----
 
   paymentIntent(id: string, param = 'id'): Stripe.PaymentIntent {
@@ -442,41 +423,6 @@ export class Payments {
         },
       )
     }
-  }
-
-  updatePaymentIntent(pi: Stripe.PaymentIntent, params: Params): Stripe.PaymentIntent {
-    const before = structuredClone(pi)
-    const settled = pi.status === 'succeeded' || pi.status === 'canceled' || pi.status === 'processing'
-    const amount = params.int('amount')
-    const currency = params.str('currency')
-    if ((amount !== undefined || currency !== undefined) && settled) {
-      throw unexpectedState(
-        `You cannot update this PaymentIntent's amount because it has a status of ${pi.status}.`,
-      )
-    }
-    if (amount !== undefined) pi.amount = amount
-    if (currency !== undefined) pi.currency = currency.toLowerCase()
-    const description = params.nullableStr('description')
-    if (description !== undefined) pi.description = description
-    const metadata = params.metadata(pi.metadata)
-    if (metadata) pi.metadata = metadata
-    const receiptEmail = params.nullableStr('receipt_email')
-    if (receiptEmail !== undefined) pi.receipt_email = receiptEmail
-    const customer = params.str('customer')
-    if (customer) pi.customer = this.catalog.customer(customer, 'customer').id
-    const sfu = params.oneOf('setup_future_usage', ['off_session', 'on_session'] as const)
-    if (sfu) pi.setup_future_usage = sfu
-    const paymentMethod = params.str('payment_method')
-    if (paymentMethod) {
-      if (settled)
-        throw unexpectedState(`You cannot update this PaymentIntent because it has a status of ${pi.status}.`)
-      pi.payment_method = this.resolvePaymentMethod(paymentMethod, 'payment_method').id
-      if (pi.status === 'requires_payment_method') pi.status = 'requires_confirmation'
-    }
-    params.rejectUnknown()
-    const previous = changedFields(before, pi, Object.keys(pi))
-    if (Object.keys(previous).length > 0) this.env.events.emit('payment_intent.updated', pi, previous)
-    return pi
   }
 
   /** `POST /v1/payment_intents/:id/confirm`, from the SDK or from Stripe.js (publishable key + client secret). */
@@ -977,50 +923,14 @@ export class Payments {
       },
       { publishable: true },
     )
-    api.get('/v1/payment_methods', (r) => {
-      const customer = r.params.str('customer')
-      const type = r.params.str('type')
-      const list = [...this.env.store.paymentMethods.values()]
-        .reverse()
-        .filter((pm) => (!customer || pm.customer === customer) && (!type || pm.type === type))
-      return render.list(list, r.params, '/v1/payment_methods', r.expand)
-    })
-    api.get('/v1/customers/:id/payment_methods', (r) => {
-      const customer = this.catalog.customer(r.path.id ?? '')
-      const type = r.params.str('type')
-      const list = [...this.env.store.paymentMethods.values()]
-        .reverse()
-        .filter((pm) => pm.customer === customer.id && (!type || pm.type === type))
-      return render.list(list, r.params, `/v1/customers/${customer.id}/payment_methods`, r.expand)
-    })
     api.get('/v1/payment_methods/:id', (r) => r.render(this.paymentMethod(r.path.id ?? '')))
-    api.post('/v1/payment_methods/:id', (r) => {
-      const pm = this.paymentMethod(r.path.id ?? '')
-      const before = structuredClone(pm)
-      const metadata = r.params.metadata(pm.metadata ?? {})
-      if (metadata) pm.metadata = metadata
-      const billing = r.params.obj('billing_details')
-      if (billing)
-        pm.billing_details = { ...pm.billing_details, ...billingDetails(billing, pm.billing_details) }
-      r.params.rejectUnknown()
-      this.env.events.emit(
-        'payment_method.updated',
-        pm,
-        changedFields(before, pm, ['metadata', 'billing_details']),
-      )
-      return r.render(pm)
-    })
     api.post('/v1/payment_methods/:id/attach', (r) => {
       const customer = r.params.requireStr('customer')
       r.params.rejectUnknown()
       return r.render(this.attach(this.resolvePaymentMethod(r.path.id ?? '', 'id'), customer))
     })
-    api.post('/v1/payment_methods/:id/detach', (r) => {
-      r.params.rejectUnknown()
-      return r.render(this.detach(this.paymentMethod(r.path.id ?? '')))
-    })
-
     api.post('/v1/payment_intents', (r) => r.render(this.createPaymentIntent(r.params, r)))
+    // The app's reconciliation sweep lists recent PaymentIntents (newest first, `created` filters).
     api.get('/v1/payment_intents', (r) => {
       const customer = r.params.str('customer')
       const created = createdFilter(r.params)
@@ -1037,9 +947,6 @@ export class Payments {
         return this.renderPaymentIntent(r, pi)
       },
       { publishable: true },
-    )
-    api.post('/v1/payment_intents/:id', (r) =>
-      r.render(this.updatePaymentIntent(this.paymentIntent(r.path.id ?? ''), r.params)),
     )
     api.post(
       '/v1/payment_intents/:id/confirm',
@@ -1068,30 +975,9 @@ export class Payments {
       return r.render(this.cancelPaymentIntent(pi, reason))
     })
 
-    api.get('/v1/charges', (r) => {
-      const customer = r.params.str('customer')
-      const pi = r.params.str('payment_intent')
-      const list = [...this.env.store.charges.values()]
-        .reverse()
-        .filter((c) => (!customer || c.customer === customer) && (!pi || c.payment_intent === pi))
-      return render.list(list, r.params, '/v1/charges', r.expand)
-    })
     api.get('/v1/charges/:id', (r) => r.render(this.chargeById(r.path.id ?? '')))
 
     api.post('/v1/refunds', (r) => r.render(this.createRefund(r.params)))
-    api.get('/v1/refunds', (r) => {
-      const charge = r.params.str('charge')
-      const pi = r.params.str('payment_intent')
-      const list = [...this.env.store.refunds.values()]
-        .reverse()
-        .filter((x) => (!charge || x.charge === charge) && (!pi || x.payment_intent === pi))
-      return render.list(list, r.params, '/v1/refunds', r.expand)
-    })
-    api.get('/v1/refunds/:id', (r) => {
-      const refund = this.env.store.refunds.get(r.path.id ?? '')
-      if (!refund) throw noSuch('refund', r.path.id ?? '')
-      return r.render(refund)
-    })
   }
 }
 
