@@ -1,4 +1,4 @@
-/** DESIGN §4: the machine-readable error codes every error response carries. */
+/** The machine-readable error codes every error response carries. */
 export const ERROR_CODES = [
   'VALIDATION_ERROR',
   'UNAUTHORIZED',
@@ -25,18 +25,4 @@ export interface ApiEnvelope<T> {
   error?: string
   errors?: FieldError[]
   requestId?: string
-}
-
-/** A user as the API returns it and the browser stores it (never a hash or token). */
-export interface PublicUser {
-  id: string
-  _id: string
-  email: string
-  firstName: string
-  lastName: string
-  discordUsername: string
-  role: 'member' | 'admin'
-  tradingInterests: string | null
-  emailUpdates: boolean
-  createdAt: string
 }

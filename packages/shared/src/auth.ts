@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { text } from './text'
 
-/** SPEC §5 messages, word for word, for the register form and POST /auth/register alike. */
+/** The account messages, word for word, for the register form and POST /auth/register alike. */
 export const authMessages = {
   firstNameRequired: 'First name is required',
   lastNameRequired: 'Last name is required',
@@ -17,7 +18,7 @@ export const authMessages = {
   forgotEmailRequired: 'Email is required',
   forgotEmailInvalid: 'Please enter a valid email address',
   forgotSentNote: "If an account with this email exists, you'll receive a password reset link shortly.",
-  // Server answers (our wording where SPEC leaves the text to the server).
+  // Server answers (our own wording where the product text is left to the server).
   emailTaken: 'An account with this email already exists. Sign in or reset your password.',
   badCredentials: 'Invalid email or password',
   tooManyAttempts: 'Too many failed sign-in attempts. Please wait 15 minutes and try again.',
@@ -28,10 +29,10 @@ export const authMessages = {
   currentPasswordWrong: 'Your current password is incorrect',
   currentPasswordRequired: 'Enter your current password to change your email',
   forgotAccepted: "If an account with this email exists, you'll receive a password reset link shortly.",
-  accountDisabled: 'This account has been disabled. Contact support if you think this is a mistake.',
+  passwordTooCommon: 'This password is too common. Please choose another.',
 } as const
 
-/** SPEC §2 Register: the primary interest options (value '' is the prompt). */
+/** The register form's primary interest options (value '' is the prompt). */
 export const TRADING_INTERESTS = [
   { value: '', label: 'Select your primary interest' },
   { value: 'sports-betting', label: 'Sports Betting' },
@@ -48,21 +49,19 @@ export const TRADING_INTEREST_VALUES = [
   'all-markets',
 ] as const
 
-/** SPEC §5: at least 8 characters with upper, lower, digit and one of @$!%*?&. */
+/** At least 8 characters with upper, lower, digit and one of @$!%*?&. */
 const STRONG_PASSWORD = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[@$!%*?&]).+$/
 
 const requiredText = (message: string, max: number) =>
-  z.string({ error: message }).trim().min(1, message).max(max, `Must be ${max} characters or less`)
+  text({ error: message }).trim().min(1, message).max(max, `Must be ${max} characters or less`)
 
-export const EmailSchema = z
-  .string({ error: authMessages.emailRequired })
+export const EmailSchema = text({ error: authMessages.emailRequired })
   .trim()
   .min(1, authMessages.emailRequired)
   .max(254, authMessages.emailInvalid)
   .pipe(z.email(authMessages.emailInvalid))
 
-export const NewPasswordSchema = z
-  .string({ error: authMessages.passwordRequired })
+export const NewPasswordSchema = text({ error: authMessages.passwordRequired })
   .min(1, authMessages.passwordRequired)
   .min(8, authMessages.passwordTooShort)
   .max(128, 'Password must be 128 characters or less')
@@ -80,12 +79,12 @@ const registerFields = {
 }
 
 /**
- * POST /auth/register. SPEC §3 names five fields; the form's others are accepted too. Consent boxes
+ * POST /auth/register. Five fields are required; the form's others are accepted too. Consent boxes
  * may be omitted by API clients, but a box sent unchecked is refused with the form's message.
  */
 export const RegisterRequestSchema = z.object({
   ...registerFields,
-  confirmPassword: z.string().max(128).optional(),
+  confirmPassword: text().max(128).optional(),
   tradingInterests: z.enum(TRADING_INTEREST_VALUES).or(z.literal('')).optional(),
   emailUpdates: z.boolean().optional(),
   agreeToTerms: z.literal(true, { error: authMessages.termsRequired }).optional(),
@@ -93,7 +92,7 @@ export const RegisterRequestSchema = z.object({
 })
 export type RegisterRequest = z.infer<typeof RegisterRequestSchema>
 
-/** The register form: every rule of SPEC §5, in the order the fields appear. */
+/** The register form: every rule, in the order the fields appear. */
 export const RegisterFormSchema = z
   .object({
     ...registerFields,
@@ -110,14 +109,13 @@ export const RegisterFormSchema = z
 export type RegisterForm = z.infer<typeof RegisterFormSchema>
 
 export const LoginRequestSchema = z.object({
-  email: z.string({ error: authMessages.emailRequired }).trim().min(1, authMessages.emailRequired).max(254),
-  password: z.string({ error: authMessages.passwordRequired }).min(1, authMessages.passwordRequired).max(128),
+  email: text({ error: authMessages.emailRequired }).trim().min(1, authMessages.emailRequired).max(254),
+  password: text({ error: authMessages.passwordRequired }).min(1, authMessages.passwordRequired).max(128),
   rememberMe: z.boolean().optional(),
 })
 
 export const ForgotPasswordSchema = z.object({
-  email: z
-    .string({ error: authMessages.forgotEmailRequired })
+  email: text({ error: authMessages.forgotEmailRequired })
     .trim()
     .min(1, authMessages.forgotEmailRequired)
     .max(254, authMessages.forgotEmailInvalid)
@@ -125,14 +123,14 @@ export const ForgotPasswordSchema = z.object({
 })
 
 export const ResetPasswordSchema = z.object({
-  token: z.string().min(1, authMessages.resetLinkInvalid).max(200, authMessages.resetLinkInvalid),
+  token: text().min(1, authMessages.resetLinkInvalid).max(200, authMessages.resetLinkInvalid),
   password: NewPasswordSchema,
 })
 
-export const RefreshTokenSchema = z.object({ refreshToken: z.string().min(1).max(200) })
+export const RefreshTokenSchema = z.object({ refreshToken: text().min(1).max(200) })
 
 export const ChangePasswordSchema = z.object({
-  currentPassword: z.string().min(1, authMessages.currentPasswordWrong).max(128),
+  currentPassword: text().min(1, authMessages.currentPasswordWrong).max(128),
   newPassword: NewPasswordSchema,
 })
 
@@ -144,6 +142,35 @@ export const UpdateProfileSchema = z.object({
   emailUpdates: z.boolean().optional(),
   email: EmailSchema.optional(),
   /** Required when the email changes. */
-  currentPassword: z.string().max(128).optional(),
+  currentPassword: text().max(128).optional(),
 })
 export type UpdateProfile = z.infer<typeof UpdateProfileSchema>
+
+export const USER_ROLES = ['member', 'analyst', 'admin'] as const
+export type UserRole = (typeof USER_ROLES)[number]
+
+/** A user as the API returns it and the browser stores it (never a hash or token). */
+export const PublicUserSchema = z.object({
+  id: z.string(),
+  _id: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  discordUsername: z.string(),
+  role: z.enum(USER_ROLES),
+  tradingInterests: z.string().nullable(),
+  emailUpdates: z.boolean(),
+  createdAt: z.string(),
+})
+export type PublicUser = z.infer<typeof PublicUserSchema>
+
+export const TokensSchema = z.object({ accessToken: z.string(), refreshToken: z.string() })
+export type Tokens = z.infer<typeof TokensSchema>
+
+/** Register and sign in answer the user and a fresh session's tokens. */
+export const AuthSessionSchema = z.object({ user: PublicUserSchema, tokens: TokensSchema })
+export type AuthSession = z.infer<typeof AuthSessionSchema>
+
+/** A refresh hands out a new access token and the next refresh token. */
+export const RefreshedTokensSchema = TokensSchema
+export const PasswordChangedSchema = z.object({ tokens: TokensSchema })

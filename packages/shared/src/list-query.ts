@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import { text } from './text'
 
 export const PageQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  search: z.string().trim().max(200).optional(),
+  search: text().trim().max(200).optional(),
   sortOrder: z.enum(['asc', 'desc']).default('desc'),
 })
 

@@ -7,22 +7,22 @@ export const MARKET_COINS = [
   { id: 'solana', symbol: 'sol', name: 'Solana' },
 ] as const
 
-/** SPEC §9: the card refreshes every 30 seconds. */
+/** The price card refreshes every 30 seconds. */
 export const PRICE_REFRESH_MS = 30_000
 
 export const INVALID_PRICE_DATA = 'Invalid data received from API'
 
-/** SPEC §5: a price response must contain bitcoin, ethereum and solana. */
+/** A price response must contain bitcoin, ethereum and solana. */
 export function hasEveryCoin(prices: readonly Pick<CryptoPrice, 'id'>[]): boolean {
   return MARKET_COINS.every((coin) => prices.some((price) => price.id === coin.id))
 }
 
-/** SPEC §4: with no data at all, the card shows these. */
+/** With no data at all, the card shows these. */
 export function placeholderPrices(): CryptoPrice[] {
   return MARKET_COINS.map((coin) => ({ ...coin, current_price: 0, price_change_percentage_24h: 0 }))
 }
 
-/** SPEC §9: 1000 or more with no decimals and thousands separators, below that 2 decimals. */
+/** 1000 or more with no decimals and thousands separators, below that 2 decimals. */
 export function formatUsdPrice(price: number): string {
   const decimals = Math.abs(price) >= 1000 ? 0 : 2
   return new Intl.NumberFormat('en-US', {
@@ -33,7 +33,7 @@ export function formatUsdPrice(price: number): string {
   }).format(price)
 }
 
-/** SPEC §9: one decimal and an explicit plus sign when non-negative. */
+/** One decimal and an explicit plus sign when non-negative. */
 export function formatPercentChange(change: number): string {
   return `${change >= 0 ? '+' : ''}${change.toFixed(1)}%`
 }

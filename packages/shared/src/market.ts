@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** SPEC §3 crypto price item. */
+/** One crypto price as the API serves it. */
 export const CryptoPriceSchema = z.object({
   id: z.string(),
   symbol: z.string(),

@@ -1,4 +1,4 @@
-/** User-visible texts of SPEC.md that more than one place needs, word for word. */
+/** User-visible texts that more than one place needs, word for word. */
 export const messages = {
   api: {
     requestFailed: 'API request failed',

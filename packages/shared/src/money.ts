@@ -1,4 +1,4 @@
-/** Money is stored in integer minor units; the API speaks major units (29.99), like SPEC §3's plan price. */
+/** Money is stored in integer minor units; the API speaks major units (29.99), like a plan's price. */
 
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX'])
 

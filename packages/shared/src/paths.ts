@@ -43,7 +43,7 @@ export function isAppPath(pathname: string): boolean {
   )
 }
 
-/** SPEC §2: the header shows on every route except the member and admin consoles. */
+/** The header shows on every route except the member and admin consoles. */
 export function showsHeader(pathname: string): boolean {
   const path = normalize(pathname)
   return !sectionPaths.some((section) => inSection(path, section))
@@ -57,7 +57,7 @@ const pathsWithoutFooter: readonly string[] = [
   paths.payment,
 ]
 
-/** SPEC §2: the footer shows everywhere except the sign-in screens, payment and the consoles. */
+/** The footer shows everywhere except the sign-in screens, payment and the consoles. */
 export function showsFooter(pathname: string): boolean {
   const path = normalize(pathname)
   return showsHeader(path) && !pathsWithoutFooter.includes(path)

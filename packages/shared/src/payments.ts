@@ -1,6 +1,9 @@
 import { z } from 'zod'
+import { PaginationSchema } from './list-query'
+import { PlanSchema } from './plans'
+import { text } from './text'
 
-/** SPEC §5 tip rules, word for word. */
+/** The tip form's rules and messages, shared word for word with POST /tips/create. */
 export const tipMessages = {
   amountMin: 'Tip amount must be at least $0.50',
   amountInvalid: 'Enter an amount like 5 or 5.50',
@@ -14,13 +17,16 @@ export const tipMessages = {
   notSuccessful: 'Payment was not successful',
   paymentUnexpected: 'An unexpected error occurred during payment',
   success: 'Tip sent successfully! Thank you for your support! 🎉',
+  // Server answers.
+  stillProcessing:
+    'Your tip with these details is still being processed. Please wait a moment before sending it again.',
 } as const
 
 export const TIP_CURRENCIES = ['USD', 'EUR', 'GBP', 'CAD', 'AUD'] as const
 export const TIP_MIN = 0.5
 export const TIP_MAX = 10_000
 export const TIP_MESSAGE_MAX = 200
-/** SPEC §5: digits with up to 2 decimals. */
+/** Digits with up to 2 decimals. */
 export const TIP_AMOUNT_PATTERN = /^\d+(\.\d{1,2})?$/
 
 export const TipCreateSchema = z.object({
@@ -33,7 +39,7 @@ export const TipCreateSchema = z.object({
     .refine((value) => value >= TIP_MIN, tipMessages.amountMin)
     .refine((value) => value <= TIP_MAX, tipMessages.amountMax),
   currency: z.enum(TIP_CURRENCIES, 'Choose USD, EUR, GBP, CAD or AUD').default('USD'),
-  message: z.string().trim().max(TIP_MESSAGE_MAX, tipMessages.messageTooLong).optional(),
+  message: text({ multiline: true }).trim().max(TIP_MESSAGE_MAX, tipMessages.messageTooLong).optional(),
 })
 export type TipCreate = z.infer<typeof TipCreateSchema>
 
@@ -46,17 +52,36 @@ export const checkoutMessages = {
   selectPlan: 'Please select a plan to continue',
   signInToPay: 'Please sign in to complete your payment',
   stripeNotLoaded: 'Stripe has not loaded properly. Please refresh the page.',
-  /** Not in SPEC §8 for this page; the same words the tip form uses. */
+  /** The same words the tip form uses. */
   notSuccessful: 'Payment was not successful',
   paymentsUnavailable: 'Card payments are not available right now. Please try again later.',
 } as const
 
 export const CreateIntentSchema = z.object({
-  planId: z.string().trim().min(1, checkoutMessages.planNotFound).max(64),
-  currency: z.string().trim().toUpperCase().length(3).default('USD'),
+  planId: text().trim().min(1, checkoutMessages.planNotFound).max(64),
+  currency: text().trim().toUpperCase().length(3).default('USD'),
 })
 
-export const ConfirmPaymentSchema = z.object({ paymentIntentId: z.string().trim().min(1).max(255) })
+export const ConfirmPaymentSchema = z.object({ paymentIntentId: text().trim().min(1).max(255) })
+
+/** A started card checkout: what Stripe.js needs to take the payment, our payment id and the plan. */
+export const PaymentIntentSchema = z.object({
+  clientSecret: z.string(),
+  paymentIntentId: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  paymentId: z.string(),
+  plan: PlanSchema.nullable(),
+})
+export type PaymentIntent = z.infer<typeof PaymentIntentSchema>
+
+/** POST /payments/confirm: where the payment stands after asking Stripe. */
+export const PaymentConfirmationSchema = z.object({
+  paymentId: z.string(),
+  status: z.string(),
+  stripeStatus: z.string(),
+})
+export type PaymentConfirmation = z.infer<typeof PaymentConfirmationSchema>
 
 export const PAYMENT_STATUSES = [
   'pending',
@@ -68,7 +93,7 @@ export const PAYMENT_STATUSES = [
 ] as const
 export type PaymentStatusValue = (typeof PAYMENT_STATUSES)[number]
 
-/** Crypto through BTCPay Server (issue 7): the texts members see on both sides. */
+/** Crypto through BTCPay Server: the texts members see on both sides. */
 export const cryptoMessages = {
   payWithCrypto: 'Pay with crypto',
   unavailable: 'Crypto payments are not available right now. Please pay by card or try again later.',
@@ -86,7 +111,7 @@ export const cryptoMessages = {
 } as const
 
 export const CreateCryptoSchema = z.object({
-  planId: z.string().trim().min(1, checkoutMessages.planNotFound).max(64),
+  planId: text().trim().min(1, checkoutMessages.planNotFound).max(64),
 })
 export type CreateCrypto = z.infer<typeof CreateCryptoSchema>
 
@@ -100,3 +125,62 @@ export const CryptoCheckoutSchema = z.object({
   expiresAt: z.string().max(32),
 })
 export type CryptoCheckout = z.infer<typeof CryptoCheckoutSchema>
+
+/** A payment as members (and admins) read it; amounts in major units. */
+export const PaymentViewSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  planId: z.object({ _id: z.string(), id: z.string(), name: z.string() }).nullable(),
+  amount: z.number(),
+  amountRefunded: z.number(),
+  currency: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  provider: z.enum(['stripe', 'crypto', 'admin']),
+  kind: z.enum(['subscription', 'renewal', 'lifetime', 'tip', 'grant']),
+  message: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+  createdAt: z.string(),
+  completedAt: z.string().nullable(),
+  /** Only while the payment can still be completed. */
+  stripeClientSecret: z.string().nullable(),
+  stripePaymentIntentId: z.string().nullable(),
+  /** Pending crypto payments: where the member pays, and until when. */
+  checkoutUrl: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  /** Admin lists only. */
+  userEmail: z.string().optional(),
+})
+export type PaymentView = z.infer<typeof PaymentViewSchema>
+
+export const PaymentPageSchema = z.object({ items: z.array(PaymentViewSchema), pagination: PaginationSchema })
+export type PaymentPage = z.infer<typeof PaymentPageSchema>
+
+/** Total spent (completed payments) per currency. */
+export const PaymentSummarySchema = z.object({
+  totals: z.array(z.object({ currency: z.string(), amount: z.number() })),
+  completedCount: z.number().int(),
+})
+export type PaymentSummary = z.infer<typeof PaymentSummarySchema>
+
+/** POST /tips/create: what Stripe.js needs to take the tip. */
+export const TipIntentSchema = z.object({
+  clientSecret: z.string(),
+  paymentIntentId: z.string(),
+  tipId: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  message: z.string(),
+})
+export type TipIntent = z.infer<typeof TipIntentSchema>
+
+/** GET /tips/status/{id}. */
+export const TipSchema = z.object({
+  id: z.string(),
+  _id: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  message: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  createdAt: z.string(),
+})
+export type Tip = z.infer<typeof TipSchema>

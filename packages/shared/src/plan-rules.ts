@@ -1,7 +1,7 @@
 import { formatMoney } from './money'
 import type { Plan } from './plans'
 
-/** SPEC §2/§9: pricing cards go weekly, monthly, yearly, lifetime; unknown slugs last. */
+/** Pricing cards go weekly, monthly, yearly, lifetime; unknown slugs last. */
 export const PLAN_SLUG_ORDER = ['weekly', 'monthly', 'yearly', 'lifetime'] as const
 
 type PlanLike = Pick<Plan, 'slug' | 'sortOrder'>
@@ -15,7 +15,7 @@ export function sortPlansBySlug<T extends PlanLike>(plans: readonly T[]): T[] {
   return [...plans].sort((a, b) => slugRank(a.slug) - slugRank(b.slug) || a.sortOrder - b.sortOrder)
 }
 
-/** 'per month', 'per 3 months', or null for lifetime plans (SPEC §2 Pricing). */
+/** 'per month', 'per 3 months', or null for lifetime plans (the pricing cards' wording). */
 export function intervalText(plan: Pick<Plan, 'interval' | 'intervalCount'>): string | null {
   if (plan.interval === 'lifetime') return null
   if (plan.intervalCount === 1) return `per ${plan.interval}`

@@ -3,7 +3,7 @@ import { z } from 'zod'
 export const PLAN_INTERVALS = ['week', 'month', 'year', 'lifetime'] as const
 export type PlanInterval = (typeof PLAN_INTERVALS)[number]
 
-/** SPEC §3 Plan, as the API serves it (price in major units; id and _id are the same value). */
+/** A plan as the API serves it (price in major units; id and _id are the same value). */
 export const PlanSchema = z.object({
   id: z.string(),
   _id: z.string(),

@@ -1,0 +1,272 @@
+import { z } from 'zod'
+import { LEDGER_ENTRY_TYPES } from './ledger'
+import { text as safeText } from './text'
+
+/** Sports picks and trading signals: what analysts publish, what members read, what the record counts. */
+
+export const SIGNAL_KINDS = ['pick', 'signal'] as const
+export type SignalKind = (typeof SIGNAL_KINDS)[number]
+export const SPORTS = ['NFL', 'NBA', 'MLB', 'NHL', 'soccer', 'UFC', 'other'] as const
+export const MARKETS = ['moneyline', 'spread', 'total', 'prop', 'other'] as const
+export const DIRECTIONS = ['long', 'short'] as const
+/** Instruments the site's own price feed covers: their signals settle by themselves. */
+export const AUTO_SETTLED_INSTRUMENTS = ['BTC', 'ETH', 'SOL'] as const
+export const SIGNAL_STATUSES = ['open', 'settled', 'void'] as const
+export const SIGNAL_RESULTS = ['won', 'lost', 'push', 'closed'] as const
+export type SignalResult = (typeof SIGNAL_RESULTS)[number]
+
+export const ODDS_MIN = 1.01
+export const ODDS_MAX = 1000
+export const STAKE_MIN = 0.1
+export const STAKE_MAX = 10
+export const ANALYSIS_MAX = 5000
+
+export const signalMessages = {
+  startsInPast: 'The event must start in the future',
+  expiresInPast: 'The expiry must be in the future',
+  odds: `Decimal odds must be between ${ODDS_MIN} and ${ODDS_MAX}`,
+  americanOdds: 'American odds are like +150 or -110 (at least 100 either way)',
+  stake: `Stake must be between ${STAKE_MIN} and ${STAKE_MAX} units`,
+  longLevels: 'For a long, the stop must be below the entry and the target above it',
+  shortLevels: 'For a short, the target must be below the entry and the stop above it',
+  notStarted: 'A pick can be settled only after its event has started',
+  alreadySettled: 'This signal is already settled or void',
+  pickNeedsResult: 'Settle a pick with won, lost or push',
+  signalNeedsExit: 'Settle a trading signal with its exit price',
+  notFound: 'Signal not found',
+  forbidden: 'Only admins and analysts can publish and settle signals',
+} as const
+
+const text = (max: number, message: string) =>
+  safeText().trim().min(1, message).max(max, `At most ${max} characters`)
+const optionalText = (max: number, multiline = false) =>
+  safeText({ multiline }).trim().max(max, `At most ${max} characters`).optional()
+const isoDate = (message: string) =>
+  safeText()
+    .datetime({ offset: true, message })
+    .transform((value) => new Date(value).toISOString())
+const decimals = (value: number, places: number) =>
+  Math.abs(value * 10 ** places - Math.round(value * 10 ** places)) < 1e-6
+
+/** Decimal odds from American odds: +150 → 2.5, -110 → 1.91 (two decimals, as books quote them). */
+export function americanToDecimal(american: number): number | null {
+  if (!Number.isFinite(american) || Math.abs(american) < 100) return null
+  const decimal = american > 0 ? 1 + american / 100 : 1 + 100 / Math.abs(american)
+  return Math.round(decimal * 100) / 100
+}
+
+export const PickInputSchema = z.object({
+  kind: z.literal('pick'),
+  sport: z.enum(SPORTS, 'Choose a sport'),
+  league: optionalText(60),
+  event: text(200, 'Name the event'),
+  startsAt: isoDate('When does the event start?'),
+  market: z.enum(MARKETS, 'Choose a market'),
+  selection: text(200, 'Name the selection'),
+  odds: z
+    .number(signalMessages.odds)
+    .min(ODDS_MIN, signalMessages.odds)
+    .max(ODDS_MAX, signalMessages.odds)
+    .refine((value) => decimals(value, 3), 'Odds may have at most 3 decimals'),
+  stake: z
+    .number(signalMessages.stake)
+    .min(STAKE_MIN, signalMessages.stake)
+    .max(STAKE_MAX, signalMessages.stake)
+    .refine((value) => decimals(value, 2), 'Stake may have at most 2 decimals'),
+  analysis: optionalText(ANALYSIS_MAX, true),
+})
+
+const price = (message: string) => z.number(message).positive(message).max(1e12, message)
+
+export const TradeSignalInputSchema = z
+  .object({
+    kind: z.literal('signal'),
+    instrument: safeText()
+      .trim()
+      .toUpperCase()
+      .regex(/^[A-Z0-9.\-/]{1,20}$/, 'An instrument is a ticker such as BTC, ETH, SOL or AAPL'),
+    direction: z.enum(DIRECTIONS, 'Choose long or short'),
+    entry: price('Entry must be a price above 0'),
+    target: price('Target must be a price above 0'),
+    stop: price('Stop must be a price above 0'),
+    expiresAt: isoDate('When does the signal expire?'),
+    stake: z
+      .number(signalMessages.stake)
+      .min(STAKE_MIN, signalMessages.stake)
+      .max(STAKE_MAX, signalMessages.stake)
+      .refine((value) => decimals(value, 2), 'Stake may have at most 2 decimals')
+      .default(1),
+    analysis: optionalText(ANALYSIS_MAX, true),
+  })
+  .superRefine((signal, context) => {
+    const ok =
+      signal.direction === 'long'
+        ? signal.stop < signal.entry && signal.entry < signal.target
+        : signal.target < signal.entry && signal.entry < signal.stop
+    if (!ok)
+      context.addIssue({
+        code: 'custom',
+        path: ['stop'],
+        message: signal.direction === 'long' ? signalMessages.longLevels : signalMessages.shortLevels,
+      })
+  })
+
+/** POST /signals: a sports pick or a trading signal. Once published, none of it can change. */
+export const SignalInputSchema = z.discriminatedUnion('kind', [PickInputSchema, TradeSignalInputSchema])
+export type SignalInput = z.infer<typeof SignalInputSchema>
+export type PickContent = z.infer<typeof PickInputSchema>
+export type TradeSignalContent = z.infer<typeof TradeSignalInputSchema>
+export type SignalContent = PickContent | TradeSignalContent
+
+/** POST /signals/{id}/settle: a pick's result, or a trading signal's exit price (one of the two). */
+export const SettleSignalSchema = z
+  .object({
+    result: z.enum(['won', 'lost', 'push'], signalMessages.pickNeedsResult).optional(),
+    exitPrice: price('The exit price must be above 0').optional(),
+  })
+  .strict()
+  .refine((body) => (body.result === undefined) !== (body.exitPrice === undefined), {
+    message: 'Send a result for a pick, or an exit price for a trading signal',
+  })
+export type SettleSignal = z.infer<typeof SettleSignalSchema>
+
+export const VoidSignalSchema = z.object({ reason: text(500, 'Say why the signal is void') })
+
+export const SignalsQuerySchema = z.object({
+  cursor: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  kind: z.enum(SIGNAL_KINDS).optional(),
+  category: safeText().trim().max(20).optional(),
+})
+
+/** A trading signal's result at `exit`, in units of risk: stake × move ÷ distance to the stop. */
+export function tradeOutcome(
+  signal: Pick<TradeSignalContent, 'direction' | 'entry' | 'target' | 'stop' | 'stake'>,
+  exit: number,
+): { result: 'won' | 'lost' | 'closed'; profitUnits: number } {
+  const long = signal.direction === 'long'
+  const risk = long ? signal.entry - signal.stop : signal.stop - signal.entry
+  const move = long ? exit - signal.entry : signal.entry - exit
+  const result = (long ? exit >= signal.target : exit <= signal.target)
+    ? 'won'
+    : (long ? exit <= signal.stop : exit >= signal.stop)
+      ? 'lost'
+      : 'closed'
+  return { result, profitUnits: roundUnits((signal.stake * move) / risk) }
+}
+
+/** A pick's profit in units: won pays stake × (odds − 1), lost costs the stake, push is 0. */
+export function pickProfit(
+  pick: Pick<PickContent, 'odds' | 'stake'>,
+  result: 'won' | 'lost' | 'push',
+): number {
+  return roundUnits(result === 'won' ? pick.stake * (pick.odds - 1) : result === 'lost' ? -pick.stake : 0)
+}
+
+/** Units are kept to 4 decimals, so the ledger's numbers are the same in every language. */
+export function roundUnits(value: number): number {
+  const rounded = Math.round(value * 10_000) / 10_000
+  return Object.is(rounded, -0) ? 0 : rounded
+}
+
+// ---- What the API answers
+
+const SignalBaseSchema = z.object({
+  id: z.string(),
+  kind: z.enum(SIGNAL_KINDS),
+  /** The sport of a pick, the instrument of a trading signal. */
+  category: z.string(),
+  status: z.enum(SIGNAL_STATUSES),
+  commitment: z.string(),
+  publishedAt: z.string(),
+  /** A pick's start, a trading signal's expiry. */
+  startsAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  result: z.enum(SIGNAL_RESULTS).nullable(),
+  profitUnits: z.number().nullable(),
+  stake: z.number().nullable(),
+  exitPrice: z.number().nullable(),
+  settledAt: z.string().nullable(),
+  voidReason: z.string().nullable(),
+})
+
+/**
+ * A signal as its reader may see it: `content` is the pick or signal itself for members with access
+ * (and for everyone once it is settled or void), null otherwise; `salt` only once it is public.
+ */
+export const SignalViewSchema = SignalBaseSchema.extend({
+  content: z.record(z.string(), z.unknown()).nullable(),
+  salt: z.string().nullable(),
+})
+export type SignalView = z.infer<typeof SignalViewSchema>
+
+export const SignalPageSchema = z.object({
+  items: z.array(SignalViewSchema),
+  nextCursor: z.number().nullable(),
+})
+export type SignalPage = z.infer<typeof SignalPageSchema>
+
+/** One line of the record: counts, win rate (won ÷ (won + lost)), units staked, profit, ROI. */
+export const RecordStatsSchema = z.object({
+  settled: z.number().int(),
+  won: z.number().int(),
+  lost: z.number().int(),
+  push: z.number().int(),
+  closed: z.number().int(),
+  void: z.number().int(),
+  winRate: z.number().nullable(),
+  unitsStaked: z.number(),
+  profitUnits: z.number(),
+  roi: z.number().nullable(),
+})
+export type RecordStats = z.infer<typeof RecordStatsSchema>
+
+export const ChainHeadSchema = z.object({ seq: z.number().int(), hash: z.string() })
+
+/** GET /record: the verified record, computed from the ledger's settlements. */
+export const RecordSchema = z.object({
+  overall: RecordStatsSchema,
+  byKind: z.array(RecordStatsSchema.extend({ kind: z.enum(SIGNAL_KINDS) })),
+  byCategory: z.array(RecordStatsSchema.extend({ kind: z.enum(SIGNAL_KINDS), category: z.string() })),
+  byMonth: z.array(RecordStatsSchema.extend({ month: z.string() })),
+  /** Cumulative profit in units after each settlement, in ledger order. */
+  cumulative: z.array(z.object({ seq: z.number().int(), at: z.string(), units: z.number() })),
+  latestSettled: z.array(SignalViewSchema),
+  live: z.array(SignalViewSchema),
+  head: ChainHeadSchema.nullable(),
+  /** Set when the record counts only signals published since then (a member's own record). */
+  since: z.string().nullable(),
+})
+export type SignalRecord = z.infer<typeof RecordSchema>
+
+export const RecordQuerySchema = z.object({
+  since: safeText().datetime({ offset: true, message: 'since must be an ISO date and time' }).optional(),
+})
+
+export const LedgerEntrySchema = z.object({
+  seq: z.number().int(),
+  type: z.enum(LEDGER_ENTRY_TYPES),
+  signalId: z.string(),
+  at: z.string(),
+  prevHash: z.string(),
+  hash: z.string(),
+  data: z.record(z.string(), z.unknown()),
+})
+export const LedgerPageSchema = z.object({
+  entries: z.array(LedgerEntrySchema),
+  head: ChainHeadSchema.nullable(),
+})
+export type LedgerPage = z.infer<typeof LedgerPageSchema>
+export const LedgerQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+  format: z.enum(['json', 'csv']).default('json'),
+})
+
+/** What the live stream sends: a signal was published, settled or voided (as the reader may see it). */
+export const SignalEventSchema = z.object({
+  type: z.enum(['published', 'settled', 'voided']),
+  seq: z.number().int(),
+  signal: SignalViewSchema,
+})
+export type SignalEvent = z.infer<typeof SignalEventSchema>
