@@ -7,59 +7,41 @@ import type { Config } from './config'
 import { type Database, openDatabase } from './db/database'
 import { migrateToLatest } from './db/migrate'
 import { seedPlans } from './db/seed'
-import { createDiscordClient } from './integrations/discord/discord-client'
+import { btcpaySettings } from './integrations/btcpay/btcpay-client'
 import { createMailer } from './integrations/mail/mailer'
-import { fetchPrices } from './integrations/prices/price-feed'
-import type { Jobs } from './jobs/boss'
-import { startJobs } from './jobs/boss'
-import { createEmailQueue, startEmailWorker } from './jobs/email'
+import { startJobs } from './jobs/job-runner'
+import { registerWorkers } from './jobs/workers'
 import { type Clock, systemClock } from './lib/clock'
 import { resolveJwtSecret } from './lib/jwt-secret'
 import { LOG_REDACT_PATHS, redactUrl } from './lib/redact'
-import { createAdminRepository } from './modules/admin/admin-repository'
+import { trustProxyOption } from './lib/trust-proxy'
 import { adminRoutes } from './modules/admin/admin-routes'
-import { createAdminService } from './modules/admin/admin-service'
-import { createAudit } from './modules/admin/audit'
-import { createAccessTokens } from './modules/auth/access-tokens'
 import { ensureAdmin } from './modules/auth/admin-accounts'
-import { createAuthRepository } from './modules/auth/auth-repository'
 import { authRoutes } from './modules/auth/auth-routes'
-import type { AuthService } from './modules/auth/auth-service'
-import { createAuthService } from './modules/auth/auth-service'
 import { clientConfigRoutes } from './modules/client-config/client-config-routes'
-import { createCommunityRepository } from './modules/community/community-repository'
 import { communityRoutes } from './modules/community/community-routes'
-import { type CommunityService, createCommunityService } from './modules/community/community-service'
-import { createContactRepository } from './modules/contact/contact-repository'
 import { contactRoutes } from './modules/contact/contact-routes'
-import { createContactService } from './modules/contact/contact-service'
 import { marketRoutes } from './modules/market/market-routes'
-import { createMarketService } from './modules/market/market-service'
-import { type AccessListeners, type Billing, createBilling } from './modules/payments/billing'
-import { createPlansAdminService } from './modules/plans/plans-admin-service'
-import { createPlansRepository } from './modules/plans/plans-repository'
+import { cardRoutes } from './modules/payments/card/card-routes'
+import { stripeWebhookRoutes } from './modules/payments/card/stripe-webhook-routes'
+import { btcpayWebhookRoutes, cryptoRoutes } from './modules/payments/crypto/crypto-routes'
+import { paymentRoutes } from './modules/payments/ledger/payments-routes'
 import { planRoutes } from './modules/plans/plans-routes'
-import type { PlansService } from './modules/plans/plans-service'
-import { createPlansService } from './modules/plans/plans-service'
+import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
+import { LEDGER_CHANNEL } from './modules/signals/signals-service'
+import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
+import { tipRoutes } from './modules/tips/tips-routes'
 import authPlugin from './plugins/auth'
-import errorsPlugin, { apiNotFound } from './plugins/errors'
+import errorsPlugin, { apiNotFound, frameworkErrorHandler } from './plugins/errors'
 import { healthRoutes } from './plugins/health'
 import openapiPlugin from './plugins/openapi'
-import securityPlugin, { cspDirectives } from './plugins/security'
+import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
 import { webRoutes } from './plugins/web'
-
-/** The wired services, for jobs, the CLI and tests that need to act as the scheduler would. */
-export interface Services {
-  auth: AuthService
-  billing: Billing
-  plans: PlansService
-  jobs: Jobs
-  clock: Clock
-  community: CommunityService
-}
+import { createServices, type Services } from './services'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The wired services, for the CLI and for tests that act as the scheduler would. */
     services: Services
   }
 }
@@ -80,10 +62,12 @@ function logger(config: Config, stream: NodeJS.WritableStream | undefined) {
     level: config.logLevel,
     redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
     serializers: {
-      req: (request: { method: string; url: string; id: string }) => ({
+      req: (request: { method: string; url: string; id: string; ip: string }) => ({
         method: request.method,
         url: redactUrl(request.url),
         id: request.id,
+        // The client's address as TRUST_PROXY lets the server see it.
+        ip: request.ip,
       }),
     },
     ...(stream ? { stream } : {}),
@@ -95,10 +79,11 @@ function logger(config: Config, stream: NodeJS.WritableStream | undefined) {
  * Plugins load external → app → routes (fastify/demo); services are wired here, once.
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const headers = responseSecurityHeaders(config)
   const app = Fastify({
     logger: logger(config, options.logStream),
     bodyLimit: 1024 * 1024,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     // genReqId reads x-request-id itself, so a malformed value is replaced instead of echoed.
     requestIdHeader: false,
     genReqId: (request) => {
@@ -106,11 +91,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler(headers),
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
+  // Request bodies are JSON (webhooks read theirs raw): any other type is answered 415, never parsed.
+  app.removeContentTypeParser('text/plain')
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
@@ -119,7 +107,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database =
     options.database ??
     (await openDatabase(
-      config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: config.dataDir },
+      config.databaseUrl
+        ? {
+            databaseUrl: config.databaseUrl,
+            timeouts: config.database.timeouts,
+            onError: (error) =>
+              app.log.warn(
+                { err: { message: error.message } },
+                'a database connection failed; the pool replaces it',
+              ),
+          }
+        : { pgliteDir: config.dataDir },
     ))
   let closing = false
   app.addHook('preClose', async () => {
@@ -127,14 +125,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
 
   try {
-    await migrateToLatest(database.db)
+    await database.withoutTimeouts((db) => migrateToLatest(db))
     await seedPlans(database.db)
   } catch (error) {
     await database.close()
     throw error
   }
 
-  const jobs = await startJobs(database, { pollSeconds: config.jobs.pollSeconds, log: app.log })
+  const jobs = await startJobs(database, {
+    pollSeconds: config.jobs.pollSeconds,
+    retryDelayScale: config.jobs.retryDelayScale,
+    log: app.log,
+  })
   const mailer = createMailer({
     smtpUrl: config.mail.smtpUrl,
     from: config.mail.from,
@@ -146,148 +148,78 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     mailer.close()
     if (!options.database) await database.close()
   })
-  const email = createEmailQueue(jobs)
-  await startEmailWorker(jobs, mailer, app.log)
 
   const clock = options.clock ?? systemClock
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
-  const authRepo = createAuthRepository(database.db)
-  const auth = createAuthService({
-    repo: authRepo,
-    accessTokens: createAccessTokens(jwtSecret, () => clock.now()),
-    email,
+  const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
+  await registerWorkers(jobs, services, {
     mailer,
-    clock,
-    appOrigin: config.appOrigin,
     log: app.log,
+    mailDomain: new URL(config.appOrigin).hostname,
+    appOrigin: config.appOrigin,
+    signalsChannelId: config.discord.signalsChannelId,
   })
-  await jobs.work<{ email: string }>('auth.password-reset', async (job) => {
-    const outcome = await auth.sendPasswordReset(job.data.email)
-    if (outcome === 'throttled') app.log.warn('password reset emails for one address hit the hourly limit')
-    await jobs.deleteJob('auth.password-reset', job.id)
+  // Every instance hears the ledger move (PostgreSQL NOTIFY) and streams it to its own readers.
+  const stopListening = await database.listen(LEDGER_CHANNEL, () => {
+    services.signals.ledgerMoved()
+    services.signalStream.wake()
   })
-  const enqueuePasswordReset = async (email: string) => {
-    await jobs.send('auth.password-reset', { email }, { retryLimit: 3, retryDelay: 10, retryBackoff: true })
-  }
+  services.signalStream.start()
+  app.addHook('preClose', async () => {
+    services.signalStream.stop()
+    await stopListening()
+  })
   if (config.admin) {
-    const outcome = await ensureAdmin(authRepo, config.admin.email, config.admin.password, clock.now())
+    const outcome = await ensureAdmin(
+      services.authRepo,
+      config.admin.email,
+      config.admin.password,
+      clock.now(),
+    )
     if (outcome !== 'unchanged') app.log.info({ outcome }, 'admin account from ADMIN_EMAIL is ready')
   }
-
-  const plansRepo = createPlansRepository(database.db)
-  const plans = createPlansService({ repo: plansRepo })
-  // Discord follows the ledger: any change of someone's access queues a role sync for them.
-  const requestDiscordSync = async (userId: string, options: { throttle?: boolean } = {}) => {
-    await jobs.send(
-      'discord.sync',
-      { userId },
-      {
-        retryLimit: 8,
-        retryDelay: 5,
-        retryBackoff: true,
-        // Polling dashboards and the 15-minute sweep ask at most every few seconds per member;
-        // access changes always queue.
-        ...(options.throttle ? { singletonKey: `poll-${userId}`, singletonSeconds: 5 } : {}),
-      },
-    )
-  }
-  const listeners: AccessListeners = { accessChanged: (userId) => requestDiscordSync(userId) }
-  const billing = await createBilling({
-    config,
-    db: database.db,
-    jobs,
-    email,
-    clock,
-    users: authRepo,
-    plans: plansRepo,
-    log: app.log,
-    listeners,
-  })
-  const audit = createAudit(database.db)
-  const plansAdmin = createPlansAdminService({
-    repo: plansRepo,
-    plans,
-    catalog: billing.catalog,
-    clock,
-    log: app.log,
-  })
-  const admin = createAdminService({
-    db: database.db,
-    repo: createAdminRepository(database.db),
-    users: authRepo,
-    plans: plansRepo,
-    payments: billing.payments,
-    subscriptions: billing.subscriptionsRepo,
-    stripe: billing.stripe,
-    webhooks: billing.webhooks,
-    clock,
-    listeners,
-  })
-  const discordClient =
-    config.discord.botToken && config.discord.guildId
-      ? createDiscordClient({
-          botToken: config.discord.botToken,
-          guildId: config.discord.guildId,
-          inviteChannelId: config.discord.inviteChannelId,
-          memberRoleId: config.discord.memberRoleId,
-          announceChannelId: config.discord.announceChannelId,
-          apiBase: config.discord.apiBase,
-        })
-      : undefined
-  const community = createCommunityService({
-    config: config.discord,
-    discord: discordClient,
-    repo: createCommunityRepository(database.db),
-    users: authRepo,
-    access: billing.subscriptions,
-    email,
-    clock,
-    log: app.log,
-  })
-  await jobs.work<{ userId: string }>('discord.sync', async (job) => {
-    await community.syncMember(job.data.userId)
-  })
-  await jobs.work('discord.sync-all', async () => {
-    for (const userId of await community.syncCandidates())
-      await requestDiscordSync(userId, { throttle: true })
-  })
-  if (discordClient) await jobs.schedule('discord.sync-all', '*/15 * * * *')
-
-  app.decorate('services', { auth, billing, plans, jobs, clock, community })
-  const market = createMarketService({
-    fetchPrices: () => fetchPrices(config.priceFeedUrl, { timeoutMs: config.limits.priceFeedTimeoutMs }),
-    cacheMs: config.limits.priceCacheMs,
-    log: app.log,
-  })
-  const contact = createContactService({ repo: createContactRepository(database.db), email })
+  app.decorate('services', services)
 
   await app.register(errorsPlugin, { logStacks: config.env !== 'production' })
-  await app.register(securityPlugin, { config })
+  await app.register(securityPlugin, { config, headers })
   await app.register(openapiPlugin)
-  await app.register(authPlugin, { auth })
+  await app.register(authPlugin, { auth: services.auth })
   await app.register(healthRoutes, { database, isClosing: () => closing })
 
   await app.register(
     async (api) => {
       api.setNotFoundHandler(apiNotFound)
       await api.register(clientConfigRoutes, { config })
-      await api.register(authRoutes, { auth, limits: config.limits.auth, enqueuePasswordReset })
-      await api.register(planRoutes, { plans })
-      await api.register(marketRoutes, { market })
-      await api.register(contactRoutes, { contact, perHour: config.limits.contactPerHour })
-      await billing.registerRoutes(api)
-      await api.register(communityRoutes, {
-        community,
-        audit,
-        requestSync: (userId) => requestDiscordSync(userId, { throttle: true }),
+      await api.register(authRoutes, { auth: services.auth, limits: config.limits.auth })
+      await api.register(planRoutes, { plans: services.plans })
+      await api.register(marketRoutes, { market: services.market })
+      await api.register(contactRoutes, { contact: services.contact, perHour: config.limits.contactPerHour })
+      await api.register(paymentRoutes, { payments: services.payments })
+      await api.register(cardRoutes, { card: services.card })
+      await api.register(subscriptionRoutes, { subscriptions: services.subscriptions, card: services.card })
+      await api.register(tipRoutes, { tips: services.tips })
+      await api.register(cryptoRoutes, { crypto: services.crypto })
+      await api.register(stripeWebhookRoutes, {
+        stripe: services.stripe,
+        secret: config.stripe.webhookSecret,
+        webhooks: services.stripeWebhooks,
       })
+      await api.register(btcpayWebhookRoutes, {
+        secret: btcpaySettings(config.btcpay)?.webhookSecret,
+        crypto: services.crypto,
+      })
+      await api.register(communityRoutes, { community: services.community, audit: services.audit })
+      await api.register(signalRoutes, {
+        signals: services.signals,
+        stream: services.signalStream,
+        audit: services.audit,
+      })
+      await api.register(recordRoutes, { signals: services.signals })
       await api.register(adminRoutes, {
-        admin,
-        audit,
-        plansAdmin,
-        plans: plansRepo,
-        payments: billing.payments,
-        subscriptions: billing.subscriptionsRepo,
+        admin: services.admin,
+        audit: services.audit,
+        plansAdmin: services.plansAdmin,
+        subscriptions: services.subscriptions,
       })
     },
     { prefix: API_BASE },

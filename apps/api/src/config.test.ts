@@ -21,6 +21,10 @@ describe('configuration', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ ADMIN_EMAIL: 'boss@example.com' }, 'ADMIN_PASSWORD'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY must not be true'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '50' }, 'TRUST_PROXY'],
     [
       {
         NODE_ENV: 'production',
@@ -32,5 +36,25 @@ describe('configuration', () => {
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid environment: .*${variable}`))
+  })
+
+  it('reads TRUST_PROXY as nothing, a number of proxies, or their addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1)
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback,::1/128' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'loopback',
+      '::1/128',
+    ])
+  })
+
+  it('tells what to write instead of TRUST_PROXY=true', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY must not be true: that believes any X-Forwarded-For a client sends\. Set the number of proxies .*\(1 for one load balancer\) or their addresses/,
+    )
   })
 })

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 
@@ -18,6 +19,53 @@ const optionalString = z
 const optionalUrl = optionalString.pipe(
   z.url({ message: 'must be a URL such as http://127.0.0.1:4010' }).optional(),
 )
+
+/** proxy-addr's names for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true
+  const [address = '', range, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (!family || rest.length > 0) return false
+  if (range === undefined) return true
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128)
+  return family === 4 && isIP(range) === 4
+}
+
+/**
+ * Which X-Forwarded-For entries to believe: none (false), the last N hops (a count), or those added
+ * by the listed proxies. "true" would believe whatever a client writes in the header, so every per-IP
+ * limit could be sidestepped; it is refused with what to write instead.
+ */
+const TrustProxySchema = z
+  .string()
+  .trim()
+  .default('false')
+  .transform((value, context): false | number | string[] => {
+    const lower = value.toLowerCase()
+    if (lower === '' || lower === 'false' || lower === '0') return false
+    if (lower === 'true')
+      context.addIssue({
+        code: 'custom',
+        message:
+          'must not be true: that believes any X-Forwarded-For a client sends. Set the number of proxies in front of the server (1 for one load balancer) or their addresses (e.g. 10.0.0.0/8,127.0.0.1)',
+      })
+    else if (/^\d+$/.test(lower)) {
+      const hops = Number(lower)
+      if (hops <= 20) return hops
+      context.addIssue({ code: 'custom', message: 'must be at most 20 proxies' })
+    } else {
+      const entries = lower.split(',').map((entry) => entry.trim())
+      const bad = entries.filter((entry) => !isProxyAddress(entry))
+      if (bad.length === 0) return entries
+      context.addIssue({
+        code: 'custom',
+        message: `must be a number of proxies or a comma-separated list of proxy addresses or CIDR ranges; not an address: ${bad.join(', ')}`,
+      })
+    }
+    return z.NEVER
+  })
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -44,6 +92,7 @@ const EnvSchema = z.object({
   DISCORD_INVITE_CHANNEL_ID: optionalString,
   DISCORD_MEMBER_ROLE_ID: optionalString,
   DISCORD_ANNOUNCE_CHANNEL_ID: optionalString,
+  DISCORD_SIGNALS_CHANNEL_ID: optionalString,
   DISCORD_API_BASE: optionalUrl,
   DISCORD_INVITE_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(168).default(24),
   DISCORD_ON_ACCESS_END: z.enum(['remove-role', 'kick']).default('remove-role'),
@@ -62,11 +111,11 @@ const EnvSchema = z.object({
   PRICE_FEED_URL: optionalUrl,
   GRACE_PERIOD_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   PRICE_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((value) => value === 'true' || value === '1'),
+  TRUST_PROXY: TrustProxySchema,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -95,6 +144,8 @@ export interface Config {
     inviteChannelId: string | undefined
     memberRoleId: string | undefined
     announceChannelId: string | undefined
+    /** Where published signals are posted, content and all: a channel only members can read. */
+    signalsChannelId: string | undefined
     apiBase: string | undefined
     /** How long an invite stays valid. */
     inviteMaxAgeHours: number
@@ -112,7 +163,8 @@ export interface Config {
   mail: { smtpUrl: string | undefined; from: string }
   priceFeedUrl: string
   logLevel: Env['LOG_LEVEL']
-  trustProxy: boolean
+  /** Proxies whose X-Forwarded-For entries are believed: none, the last N hops, or these addresses. */
+  trustProxy: false | number | string[]
   /** Limits that tests and operators may tune; not read from the environment. */
   limits: {
     /** Requests per minute per IP across the API. */
@@ -136,8 +188,13 @@ export interface Config {
   billing: { graceDays: number }
   /** The built web app (apps/web/build/client); undefined serves the API only. */
   webRoot: string | undefined
-  /** Background jobs (pg-boss) in this process: how often idle workers look for work. */
-  jobs: { pollSeconds: number }
+  /**
+   * Background jobs (pg-boss) in this process: how often idle workers look for work, and a factor on
+   * every queue's retry delays (1 in production; tests shorten the waits).
+   */
+  jobs: { pollSeconds: number; retryDelayScale: number }
+  /** How long to wait on PostgreSQL before answering 503 (connect, and each statement). */
+  database: { timeouts: { connectMs: number; statementMs: number } }
 }
 
 export class ConfigError extends Error {
@@ -194,6 +251,7 @@ export function loadConfig(
       inviteChannelId: e.DISCORD_INVITE_CHANNEL_ID,
       memberRoleId: e.DISCORD_MEMBER_ROLE_ID,
       announceChannelId: e.DISCORD_ANNOUNCE_CHANNEL_ID,
+      signalsChannelId: e.DISCORD_SIGNALS_CHANNEL_ID,
       apiBase: e.DISCORD_API_BASE,
       inviteMaxAgeHours: e.DISCORD_INVITE_MAX_AGE_HOURS,
       onAccessEnd: e.DISCORD_ON_ACCESS_END,
@@ -224,6 +282,9 @@ export function loadConfig(
     },
     billing: { graceDays: e.GRACE_PERIOD_DAYS },
     webRoot: defaults.webRoot,
-    jobs: { pollSeconds: 2 },
+    jobs: { pollSeconds: e.JOBS_POLL_SECONDS, retryDelayScale: 1 },
+    database: {
+      timeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS },
+    },
   }
 }

@@ -35,6 +35,14 @@ async function main() {
       process.exit(1)
     }
   }
+  // A promise nobody awaited failed (a library's background work while the database was away): report
+  // it and keep serving; every request path handles its own errors.
+  process.on('unhandledRejection', (reason) => {
+    app.log.error(
+      { err: { message: reason instanceof Error ? reason.message : String(reason) } },
+      'unhandled rejection (the process keeps running)',
+    )
+  })
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
 

@@ -1,14 +1,14 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { DB } from './types'
 
 export type DatabaseKind = 'pglite' | 'postgres'
 
-/** What pg-boss needs to run its SQL on our connection (see jobs/boss.ts). */
+/** What pg-boss needs to run its SQL on our connections (see jobs/job-runner.ts). */
 export interface SqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
 }
@@ -16,16 +16,35 @@ export interface SqlExecutor {
 export interface Database {
   kind: DatabaseKind
   db: Kysely<DB>
-  /** For pg-boss: a connection string (PostgreSQL) or an executor sharing the embedded database. */
-  boss: { connectionString: string } | { executor: SqlExecutor }
-  ping(): Promise<void>
+  /** For pg-boss: runs its SQL on connections we own (their errors and timeouts are ours too). */
+  boss: SqlExecutor
+  /** Answers within `timeoutMs` or throws: readiness must not hang on a lost database. */
+  ping(timeoutMs?: number): Promise<void>
+  /**
+   * Calls `handler` with the payload of every NOTIFY on `channel` (PostgreSQL's LISTEN). After a lost
+   * connection it listens again by itself and calls `handler(null)`: notifications may have been
+   * missed, so the listener should catch up from the data. Resolves with a function that stops.
+   */
+  listen(channel: string, handler: (payload: string | null) => void): Promise<() => Promise<void>>
+  /** Runs schema changes without the request-path timeouts (an index build may take minutes). */
+  withoutTimeouts<T>(work: (db: Kysely<DB>) => Promise<T>): Promise<T>
   /** The embedded database's data directory as a tarball (a backup, or a test template). */
   snapshot?(): Promise<Blob>
   close(): Promise<void>
 }
 
+/** How long the app waits on PostgreSQL before it answers 503 instead of hanging. */
+export interface DatabaseTimeouts {
+  /** To open a connection, or to wait for a free one in the pool. */
+  connectMs: number
+  /** For one statement: the server cancels it, and the client gives up on a silent network. */
+  statementMs: number
+}
+
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 3_000 }
+
 export type DatabaseOptions =
-  | { databaseUrl: string }
+  | { databaseUrl: string; timeouts?: DatabaseTimeouts; onError?: (error: Error) => void }
   /**
    * A directory for the embedded database, or null for one that lives in memory; `snapshot` starts
    * it from a dumped data directory instead of running initdb (seconds faster).
@@ -36,24 +55,208 @@ export type DatabaseOptions =
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if ('databaseUrl' in options) return openPostgres(options.databaseUrl)
+  if ('databaseUrl' in options)
+    return openPostgres(options.databaseUrl, options.timeouts ?? DEFAULT_TIMEOUTS, options.onError)
   return openPglite(options.pgliteDir, options.snapshot)
 }
 
-async function openPostgres(connectionString: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: 10 })
-  // An idle client can die with the server (restart, failover); the pool replaces it. Without a
-  // listener, that error would crash the process.
-  pool.on('error', () => {})
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+/** SQLSTATE classes and socket errors that mean "the database is not there", not "the query is wrong". */
+const CONNECTION_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+])
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+])
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'connection timeout',
+  'Query read timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection ended unexpectedly',
+  'terminating connection',
+]
+
+/** Whether an error says the database is unreachable (answer 503 and try again later). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SOCKET_CODES.has(code))) return true
+  // A statement the server cancelled for running past statement_timeout (57014) under a lost network.
+  if (code === '57014') return true
+  return CONNECTION_MESSAGES.some((text) => error.message.includes(text))
+}
+
+/**
+ * A pg pool that survives the database going away: every client gets an error listener (a backend
+ * terminated while a client is checked out would otherwise crash the process), timeouts bound every
+ * wait, and a client that failed at the connection level is destroyed instead of returned to the pool.
+ */
+function resilientPool(
+  connectionString: string,
+  settings: { max: number; timeouts: DatabaseTimeouts | null; onError: (error: Error) => void },
+): { pool: pg.Pool; kysely: PostgresPool } {
+  const { timeouts } = settings
+  const pool = new pg.Pool({
+    connectionString,
+    max: settings.max,
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
+    ...(timeouts
+      ? {
+          connectionTimeoutMillis: timeouts.connectMs,
+          // The server cancels a long statement; the client gives up if the network stays silent.
+          statement_timeout: timeouts.statementMs,
+          query_timeout: timeouts.statementMs + 500,
+          // A process that died mid-transaction must not hold row locks for long.
+          idle_in_transaction_session_timeout: 60_000,
+        }
+      : {}),
+  })
+  pool.on('error', settings.onError)
+  pool.on('connect', (client) => client.on('error', settings.onError))
+
+  const kysely: PostgresPool = {
+    connect: async () => {
+      const client = await pool.connect()
+      let broken = false
+      const wrapped = {
+        query: (...args: Parameters<pg.PoolClient['query']>) =>
+          (client.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((error: unknown) => {
+            if (isDatabaseUnavailable(error)) broken = true
+            throw error
+          }),
+        release: () => client.release(broken ? true : undefined),
+      }
+      return wrapped as unknown as PostgresPoolClient
+    },
+    end: () => pool.end(),
+  }
+  return { pool, kysely }
+}
+
+async function openPostgres(
+  connectionString: string,
+  timeouts: DatabaseTimeouts,
+  onError: ((error: Error) => void) | undefined,
+): Promise<Database> {
+  // The pools' errors are expected when PostgreSQL restarts or fails over; they are reported, never fatal.
+  const report = onError ?? (() => {})
+  const app = resilientPool(connectionString, { max: 10, timeouts, onError: report })
+  const jobs = resilientPool(connectionString, { max: 3, timeouts, onError: report })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: app.kysely }) })
+
   return {
     kind: 'postgres',
     db,
-    boss: { connectionString },
-    ping: async () => {
-      await sql`select 1`.execute(db)
+    boss: {
+      executeSql: async (text, values) => {
+        const result = await jobs.pool.query(text, values as unknown[] | undefined)
+        // Several statements at once (pg-boss's migrations) come back as an array of results.
+        const last = Array.isArray(result) ? result.at(-1) : result
+        return { rows: (last?.rows ?? []) as unknown[] }
+      },
     },
-    close: () => db.destroy(),
+    ping: (timeoutMs = 1_500) => withTimeout(sql`select 1`.execute(db), timeoutMs),
+    listen: (channel, handler) => listenOnPostgres(connectionString, channel, handler, report),
+    withoutTimeouts: async (work) => {
+      const own = resilientPool(connectionString, { max: 1, timeouts: null, onError: report })
+      const longDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: own.kysely }) })
+      try {
+        return await work(longDb)
+      } finally {
+        await longDb.destroy()
+      }
+    },
+    close: async () => {
+      await db.destroy()
+      await jobs.pool.end()
+    },
+  }
+}
+
+/** A dedicated connection for LISTEN that reconnects (with growing waits) whenever it is lost. */
+async function listenOnPostgres(
+  connectionString: string,
+  channel: string,
+  handler: (payload: string | null) => void,
+  report: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  let stopped = false
+  let client: pg.Client | undefined
+  let attempt = 0
+  const quoted = `"${channel.replaceAll('"', '""')}"`
+
+  const connect = async (): Promise<void> => {
+    if (stopped) return
+    const next = new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 })
+    next.on('error', (error) => {
+      report(error)
+      void next.end().catch(() => {})
+    })
+    next.on('end', () => {
+      if (client !== next || stopped) return
+      client = undefined
+      setTimeout(() => void reconnect(), Math.min(10_000, 250 * 2 ** attempt++))
+    })
+    next.on('notification', (message) => {
+      if (message.channel === channel) handler(message.payload ?? '')
+    })
+    await next.connect()
+    await next.query(`listen ${quoted}`)
+    client = next
+    if (attempt > 0) handler(null)
+    attempt = 0
+  }
+  const reconnect = async () => {
+    try {
+      await connect()
+    } catch (error) {
+      report(error instanceof Error ? error : new Error(String(error)))
+      setTimeout(() => void reconnect(), Math.min(10_000, 250 * 2 ** attempt++))
+    }
+  }
+
+  try {
+    await connect()
+  } catch (error) {
+    // Not fatal: the listener keeps trying, and the caller catches up when it is back.
+    report(error instanceof Error ? error : new Error(String(error)))
+    attempt = 1
+    setTimeout(() => void reconnect(), 1_000)
+  }
+  return async () => {
+    stopped = true
+    const current = client
+    client = undefined
+    await current?.end().catch(() => {})
+  }
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      promise,
+      new Promise((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('connection timeout: the database did not answer')), ms)
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -92,10 +295,15 @@ async function openPglite(dir: string | null, snapshot: Blob | undefined): Promi
   return {
     kind: 'pglite',
     db,
-    boss: { executor },
-    ping: async () => {
-      await sql`select 1`.execute(db)
+    boss: executor,
+    ping: (timeoutMs = 1_500) => withTimeout(sql`select 1`.execute(db), timeoutMs),
+    listen: async (channel, handler) => {
+      const unsubscribe = await pglite.listen(channel, (payload) => handler(payload))
+      return async () => {
+        await unsubscribe()
+      }
     },
+    withoutTimeouts: (work) => work(db),
     snapshot: () => db.connection().execute(() => pglite.dumpDataDir('none')),
     close: () => db.destroy(),
   }

@@ -4,6 +4,8 @@ import * as accounts from './migrations/2026-11-22-02-accounts'
 import * as payments from './migrations/2026-11-22-03-payments'
 import * as adminAndCommunity from './migrations/2026-11-22-04-admin-and-community'
 import * as crypto from './migrations/2026-11-22-05-crypto'
+import * as outbox from './migrations/2026-11-23-01-outbox'
+import * as signals from './migrations/2026-11-24-03-signals'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +14,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-03-payments': payments,
   '2026-11-22-04-admin-and-community': adminAndCommunity,
   '2026-11-22-05-crypto': crypto,
+  '2026-11-23-01-outbox': outbox,
+  '2026-11-24-03-signals': signals,
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

@@ -54,7 +54,7 @@ export interface UsersTable {
   email_updates: Generated<boolean>
   agreed_terms_at: Timestamp | null
   age_confirmed_at: Timestamp | null
-  role: Generated<'member' | 'admin'>
+  role: Generated<'member' | 'analyst' | 'admin'>
   disabled_at: Timestamp | null
   password_changed_at: Timestamp | null
   stripe_customer_id: string | null
@@ -87,6 +87,8 @@ export interface RefreshTokensTable {
 export interface PasswordResetsTable {
   id: Generated<string>
   user_id: string
+  /** The request this link answers; its email's retries reuse the link instead of making another. */
+  request_key: string | null
   token_hash: string
   expires_at: Timestamp
   used_at: Timestamp | null
@@ -212,6 +214,59 @@ export interface DiscordInvitesTable {
   created_at: DefaultTimestamp
 }
 
+export interface JobEffectsTable {
+  key: string
+  queue: string
+  done_at: DefaultTimestamp
+}
+
+export interface ReconciliationIssuesTable {
+  id: Generated<string>
+  rail: 'card' | 'crypto'
+  object_id: string
+  kind: string
+  amount_minor: number | null
+  currency: string | null
+  detail: string
+  first_seen_at: DefaultTimestamp
+  last_seen_at: DefaultTimestamp
+  resolved_at: Timestamp | null
+}
+
+export interface SignalsTable {
+  id: Generated<string>
+  kind: 'pick' | 'signal'
+  content: ColumnType<Record<string, unknown>, string, never>
+  salt: string
+  commitment: string
+  category: string
+  starts_at: Timestamp | null
+  expires_at: Timestamp | null
+  stake: ColumnType<number, number, never>
+  status: Generated<'open' | 'settled' | 'void'>
+  result: 'won' | 'lost' | 'push' | 'closed' | null
+  profit_units: number | null
+  exit_price: number | null
+  void_reason: string | null
+  published_seq: ColumnType<number, number, never>
+  published_by: string | null
+  settled_by: string | null
+  published_at: Timestamp
+  settled_at: Timestamp | null
+}
+export type SignalRow = Selectable<SignalsTable>
+
+export interface SignalLedgerTable {
+  seq: number
+  type: 'publish' | 'settle' | 'void'
+  signal_id: string
+  at: string
+  prev_hash: string
+  hash: string
+  data: ColumnType<Record<string, unknown>, string, never>
+}
+export type SignalLedgerRow = Selectable<SignalLedgerTable>
+
 export interface DB {
   audit_log: AuditLogTable
   discord_links: DiscordLinksTable
@@ -227,4 +282,8 @@ export interface DB {
   refresh_tokens: RefreshTokensTable
   password_resets: PasswordResetsTable
   login_failures: LoginFailuresTable
+  job_effects: JobEffectsTable
+  reconciliation_issues: ReconciliationIssuesTable
+  signals: SignalsTable
+  signal_ledger: SignalLedgerTable
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** The success envelope of DESIGN §4, as a response schema (it also serializes the output). */
+/** The success envelope every JSON answer uses, as a response schema (it also serializes the output). */
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data, message: z.string().optional() })
 }

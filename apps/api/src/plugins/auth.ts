@@ -1,3 +1,4 @@
+import { signalMessages, type UserRole } from '@edgeclub/shared'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { forbidden, unauthorized } from '../lib/errors'
@@ -11,6 +12,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     requireAuth: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     requireAdmin: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /** Admins and analysts: who may publish and settle signals. */
+    requireSignalAuthor: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   }
 }
 
@@ -35,10 +38,13 @@ export default fp(
     }
 
     app.decorate('requireAuth', requireAuth)
-    app.decorate('requireAdmin', async (request: FastifyRequest) => {
+    const requireRole = (roles: UserRole[], message: string) => async (request: FastifyRequest) => {
       await requireAuth(request)
-      if (request.auth?.user.role !== 'admin') throw forbidden('This area is for administrators only')
-    })
+      const role = request.auth?.user.role
+      if (!role || !roles.includes(role)) throw forbidden(message)
+    }
+    app.decorate('requireAdmin', requireRole(['admin'], 'This area is for administrators only'))
+    app.decorate('requireSignalAuthor', requireRole(['admin', 'analyst'], signalMessages.forbidden))
   },
   { name: 'auth' },
 )

@@ -2,10 +2,15 @@ import type { FieldError } from '@edgeclub/shared'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { isDatabaseUnavailable } from '../db/database'
 import { AppError } from '../lib/errors'
+import { securityEvent } from '../lib/security-log'
+
+/** How long a client should wait before trying again while the database is away. */
+const RETRY_AFTER_SECONDS = 5
 
 /**
- * Turns every failure into the envelope of DESIGN §4. Messages of AppErrors and of request-shape
+ * Turns every failure into the error envelope. Messages of AppErrors and of request-shape
  * errors are shown as they are; anything else is logged and answered with a request id only.
  */
 
@@ -16,6 +21,16 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
     error: error.code,
     message: error.message,
     ...(error.errors ? { errors: error.errors } : {}),
+  })
+}
+
+/** A failure of ours: the request id to quote, nothing of the internals. */
+function sendInternal(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.status(500).send({
+    success: false,
+    error: 'INTERNAL',
+    message: `Something went wrong on our side. Please try again; if it keeps happening, contact support with reference ${request.id}.`,
+    requestId: request.id,
   })
 }
 
@@ -51,7 +66,15 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
 export default fp(
   async (app: FastifyInstance, options: { logStacks: boolean }) => {
     app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      if (error instanceof AppError) return sendError(reply, error)
+      if (error instanceof AppError) {
+        if (error.statusCode === 403)
+          securityEvent(request, 'access.forbidden', {
+            userId: request.auth?.user.id ?? null,
+            method: request.method,
+            route: request.routeOptions.url ?? null,
+          })
+        return sendError(reply, error)
+      }
 
       if (hasZodFastifySchemaValidationErrors(error)) {
         const errors: FieldError[] = error.validation.map((issue) => ({
@@ -74,6 +97,22 @@ export default fp(
         )
       }
 
+      if (isDatabaseUnavailable(error)) {
+        // The database is away (restart, failover, network): say so fast, so clients retry, not hang.
+        request.log.warn({ err: { code: error.code, message: error.message } }, 'database unavailable')
+        return sendError(
+          reply,
+          new AppError(
+            'UPSTREAM_ERROR',
+            'EdgeClub is briefly unavailable. Please try again in a few seconds.',
+            {
+              statusCode: 503,
+              headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+            },
+          ),
+        )
+      }
+
       const status = error.statusCode ?? 500
       if (status >= 400 && status < 500 && !isResponseSerializationError(error)) {
         // Fastify's client errors (e.g. a bad header) carry safe messages of their own.
@@ -91,16 +130,36 @@ export default fp(
         },
         'request failed',
       )
-      return reply.status(500).send({
-        success: false,
-        error: 'INTERNAL',
-        message: `Something went wrong on our side. Please try again; if it keeps happening, contact support with reference ${request.id}.`,
-        requestId: request.id,
-      })
+      return sendInternal(request, reply)
     })
   },
   { name: 'errors' },
 )
+
+/**
+ * Requests Fastify refuses before any hook runs (a malformed URL, an over-long path parameter): the
+ * envelope, with the request id and the security headers every other answer carries.
+ */
+export function frameworkErrorHandler(headers: Record<string, string>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.headers(headers)
+    reply.header('x-request-id', request.id)
+    switch (error.code) {
+      case 'FST_ERR_BAD_URL':
+        return sendError(reply, new AppError('VALIDATION_ERROR', 'The request URL is malformed'))
+      case 'FST_ERR_MAX_PARAM_LENGTH':
+        return sendError(
+          reply,
+          new AppError('VALIDATION_ERROR', 'The request URL is too long', { statusCode: 414 }),
+        )
+    }
+    request.log.error(
+      { err: { type: error.name, code: error.code, message: error.message } },
+      'request failed',
+    )
+    return sendInternal(request, reply)
+  }
+}
 
 /** The JSON 404 of the API. */
 export function apiNotFound(request: FastifyRequest, reply: FastifyReply) {

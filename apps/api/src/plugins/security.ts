@@ -7,7 +7,7 @@ import helmet, { type HelmetOptions } from 'helmet'
 import type { Config } from '../config'
 import { rateLimited } from '../lib/errors'
 
-/** Stripe.js and its frames: the only third party a page may load (DESIGN §6). */
+/** Stripe.js and its frames: the only third party a page may load. */
 const STRIPE_SCRIPT = 'https://js.stripe.com'
 const STRIPE_FRAMES = ['https://js.stripe.com', 'https://hooks.stripe.com']
 const STRIPE_API = 'https://api.stripe.com'
@@ -35,7 +35,8 @@ export function cspDirectives(config: Config): CspDirectives {
     'style-src': ["'self'"],
     'font-src': ["'self'"],
     'object-src': ["'none'"],
-    'base-uri': ["'self'"],
+    // No page needs a <base> element; none may be injected to re-point relative URLs.
+    'base-uri': ["'none'"],
     'form-action': ["'self'"],
     'frame-ancestors': ["'none'"],
     ...(config.env === 'production' ? { 'upgrade-insecure-requests': [] } : {}),
@@ -75,15 +76,19 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
   return headers
 }
 
+/** The headers every response carries, pages (which add script hashes to the CSP), API and errors alike. */
+export function responseSecurityHeaders(config: Config): Record<string, string> {
+  return securityHeaders({
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config) },
+    // Stripe's 3-D Secure frames need to open from our pages.
+    crossOriginEmbedderPolicy: false,
+    strictTransportSecurity: config.env === 'production',
+  })
+}
+
 export default fp(
-  async (app: FastifyInstance, options: { config: Config }) => {
-    const { config } = options
-    const headers = securityHeaders({
-      contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config) },
-      // Stripe's 3-D Secure frames need to open from our pages.
-      crossOriginEmbedderPolicy: false,
-      strictTransportSecurity: config.env === 'production',
-    })
+  async (app: FastifyInstance, options: { config: Config; headers: Record<string, string> }) => {
+    const { config, headers } = options
     app.addHook('onRequest', (_request, reply, done) => {
       reply.headers(headers)
       done()

@@ -58,7 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create unique index payments_one_pending_checkout on payments (user_id, plan_id, provider)
     where status = 'pending' and kind in ('subscription', 'lifetime')`.execute(db)
 
-  // The access ledger: who has access until when (DESIGN §5). Every rail writes it; all readers read it.
+  // The access ledger: who has access until when. Every rail writes it; all readers read it.
   await db.schema
     .createTable('subscriptions')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 
 // Frozen in time: later changes go in new migrations, never here.
 export async function up(db: Kysely<any>): Promise<void> {
-  // Who did what to whom, and whether it worked: every admin action (issue 6).
+  // Who did what to whom, and whether it worked: every admin action.
   await db.schema
     .createTable('audit_log')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('audit_log_created_idx').on('audit_log').column('created_at').execute()
 
-  // A member's standing in the Discord server, as the role sync last saw it (issue 5).
+  // A member's standing in the Discord server, as the role sync last saw it.
   await db.schema
     .createTable('discord_links')
     .addColumn('user_id', 'uuid', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
@@ -56,7 +56,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['user_id', 'created_at'])
     .execute()
 
-  // Admin list search and sorting at 100,000 members (issue 6).
+  // Admin list search and sorting at 100,000 members.
   await sql`create index users_email_lower_idx on users (lower(email) text_pattern_ops)`.execute(db)
   await sql`create index users_last_name_idx on users (lower(last_name), lower(first_name))`.execute(db)
   await db.schema.createIndex('payments_created_idx').on('payments').column('created_at').execute()

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { text } from '@edgeclub/shared'
 import { z } from 'zod'
 
 /**
@@ -26,12 +27,12 @@ export type BtcpayInvoice = z.infer<typeof InvoiceSchema>
 
 /** A webhook body, as far as we read it: which delivery, which invoice. The invoice itself is fetched. */
 const WebhookEventSchema = z.object({
-  deliveryId: z.string().min(1).max(128),
-  originalDeliveryId: z.string().min(1).max(128).optional(),
+  deliveryId: text().min(1).max(128),
+  originalDeliveryId: text().min(1).max(128).optional(),
   isRedelivery: z.boolean().optional(),
-  type: z.string().min(1).max(64),
-  storeId: z.string().max(128).optional(),
-  invoiceId: z.string().max(128).optional(),
+  type: text().min(1).max(64),
+  storeId: text().max(128).optional(),
+  invoiceId: text().max(128).optional(),
 })
 export type BtcpayWebhookEvent = z.infer<typeof WebhookEventSchema>
 

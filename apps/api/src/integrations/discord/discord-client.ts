@@ -11,8 +11,10 @@ import {
 } from 'discord-api-types/v10'
 
 /**
- * Discord's REST API v10 through the official @discordjs/rest client, which waits out rate limits
- * (429 with Retry-After) and retries 5xx itself. DISCORD_API_BASE points it elsewhere (the emulator).
+ * Discord's REST API v10 through the official @discordjs/rest client, which keeps to Discord's rate
+ * limits (it queues per bucket and waits out a 429's Retry-After). A 5xx is not retried here, back to
+ * back: the call fails, and the job that made it tries again later with growing, jittered delays
+ * (interactive calls show the error instead). DISCORD_API_BASE points it elsewhere (the emulator).
  */
 
 export interface DiscordSettings {
@@ -39,7 +41,7 @@ export function isMissingPermissions(error: unknown): boolean {
 export function createDiscordClient(settings: DiscordSettings) {
   const rest = new REST({
     version: '10',
-    retries: 3,
+    retries: 0,
     timeout: 15_000,
     ...(settings.apiBase ? { api: settings.apiBase } : {}),
   }).setToken(settings.botToken)

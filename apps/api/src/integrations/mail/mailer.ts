@@ -10,6 +10,8 @@ export interface MailMessage {
   text: string
   html: string
   replyTo?: string
+  /** A stable Message-ID for a message that may be sent again (a retried job). */
+  messageId?: string
 }
 
 export interface Mailer {
@@ -25,7 +27,17 @@ export function createMailer(options: {
   log: FastifyBaseLogger
 }): Mailer {
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl)
+    // Pooled: a few connections stay open and carry many messages, instead of a handshake per email.
+    const transport = nodemailer.createTransport({
+      url: options.smtpUrl,
+      pool: true,
+      maxConnections: 5,
+      maxMessages: 200,
+      // A server that does not answer fails the send in seconds (and the job retries), never minutes.
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    })
     return {
       send: async (message) => {
         const info = await transport.sendMail({ from: options.from, ...message })

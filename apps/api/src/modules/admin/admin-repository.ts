@@ -1,5 +1,7 @@
-import { type Kysely, sql } from 'kysely'
+import type { UserRole } from '@edgeclub/shared'
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import type { DB } from '../../db/types'
+import { hasAccessAt, hasAccessSql } from '../subscriptions/access-rule'
 
 const USER_SORTS = {
   createdAt: ['users.created_at'],
@@ -9,13 +11,15 @@ const USER_SORTS = {
 
 /** Queries behind the admin console's member list and analytics. */
 export function createAdminRepository(db: Kysely<DB>) {
-  /** Whether a user has access at `now`: the same rule as the access ledger (subscriptions repository). */
-  const hasAccess = (now: Date) =>
-    sql<boolean>`exists (
-      select 1 from subscriptions s
-      where s.user_id = users.id
-        and ((s.status = 'active' and (s.end_date is null or s.end_date > ${now}))
-          or (s.status = 'past_due' and s.grace_until > ${now})))`
+  /** Whether the user of the row has access at `now`, by the access ledger's one rule. */
+  const hasAccess = (eb: ExpressionBuilder<DB, 'users'>, now: Date) =>
+    eb.exists(
+      eb
+        .selectFrom('subscriptions')
+        .select('subscriptions.id')
+        .whereRef('subscriptions.user_id', '=', 'users.id')
+        .where((inner) => hasAccessAt(inner, now)),
+    )
 
   return {
     async listUsers(query: {
@@ -24,7 +28,7 @@ export function createAdminRepository(db: Kysely<DB>) {
       search?: string
       sortBy: keyof typeof USER_SORTS
       sortOrder: 'asc' | 'desc'
-      role?: 'member' | 'admin'
+      role?: UserRole
       now: Date
     }) {
       let base = db.selectFrom('users')
@@ -59,7 +63,7 @@ export function createAdminRepository(db: Kysely<DB>) {
           'discord_links.state as discord_state',
           'discord_links.role_granted as discord_role_granted',
         ])
-        .select(hasAccess(query.now).as('has_access'))
+        .select((eb) => hasAccess(eb, query.now).as('has_access'))
       for (const column of USER_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
       const [rows, total] = await Promise.all([
         ordered
@@ -85,19 +89,18 @@ export function createAdminRepository(db: Kysely<DB>) {
           'discord_links.last_error as discord_last_error',
           'discord_links.banned_at as discord_banned_at',
         ])
-        .select(hasAccess(now).as('has_access'))
+        .select((eb) => hasAccess(eb, now).as('has_access'))
         .where('users.id', '=', id)
         .executeTakeFirst()
     },
 
-    /** The analytics of issue 6, in one round of queries. USD amounts in minor units. */
+    /** The console's analytics, in one round of queries. USD amounts in minor units. */
     async analytics(now: Date) {
       const since30 = new Date(now.getTime() - 30 * 24 * 3600 * 1000)
       const yearAgo = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1))
       const [active, mrr, revenue, newMembers, cancellations, planMix, tips] = await Promise.all([
-        sql<{ n: number }>`select count(distinct s.user_id)::int as n from subscriptions s
-          where (s.status = 'active' and (s.end_date is null or s.end_date > ${now}))
-             or (s.status = 'past_due' and s.grace_until > ${now})`.execute(db),
+        sql<{ n: number }>`select count(distinct subscriptions.user_id)::int as n from subscriptions
+          where ${hasAccessSql(now)}`.execute(db),
         // Monthly recurring revenue: renewing card subscriptions, each plan price brought to a month.
         sql<{ minor: number }>`select coalesce(sum(
             case p.interval
@@ -130,10 +133,9 @@ export function createAdminRepository(db: Kysely<DB>) {
           name: string
           slug: string
           n: number
-        }>`select p.id as plan_id, p.name, p.slug, count(distinct s.user_id)::int as n
-          from subscriptions s join plans p on p.id = s.plan_id
-          where (s.status = 'active' and (s.end_date is null or s.end_date > ${now}))
-             or (s.status = 'past_due' and s.grace_until > ${now})
+        }>`select p.id as plan_id, p.name, p.slug, count(distinct subscriptions.user_id)::int as n
+          from subscriptions join plans p on p.id = subscriptions.plan_id
+          where ${hasAccessSql(now)}
           group by p.id, p.name, p.slug order by n desc, p.name`.execute(db),
         sql<{
           currency: string

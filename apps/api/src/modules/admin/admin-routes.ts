@@ -1,17 +1,31 @@
 import {
   AdminPaymentsQuerySchema,
+  AdminPlanPageSchema,
+  AdminPlanSchema,
   AdminPlansQuerySchema,
+  AdminSubscriptionPageSchema,
   AdminSubscriptionsQuerySchema,
+  AdminUserDetailSchema,
+  AdminUserPageSchema,
   AdminUsersQuerySchema,
+  AnalyticsSchema,
+  AuditPageSchema,
+  DisableResultSchema,
   DisableSchema,
   GrantAccessSchema,
+  GrantResultSchema,
   PageQuerySchema,
-  PaginationSchema,
+  PaymentPageSchema,
   PlanInputSchema,
-  PlanSchema,
+  PlanRemovalSchema,
   PlanUpdateSchema,
+  PublicUserSchema,
+  ReconciliationIssuesSchema,
+  ReconciliationRunSchema,
+  RefundResultSchema,
   RefundSchema,
   RoleChangeSchema,
+  text,
 } from '@edgeclub/shared'
 import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
@@ -19,19 +33,13 @@ import { z } from 'zod'
 import { toCsv } from '../../lib/csv'
 import { envelope, ok } from '../../lib/envelope'
 import { authOf } from '../../plugins/auth'
-import { toPaymentView } from '../payments/payment-views'
-import type { PaymentsRepository } from '../payments/payments-repository'
-import { pages } from '../payments/payments-routes'
 import { type PlansAdminService, toAdminPlan } from '../plans/plans-admin-service'
-import type { PlansRepository } from '../plans/plans-repository'
-import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
-import { toSubscriptionView } from '../subscriptions/subscriptions-service'
+import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
 import type { AdminService } from './admin-service'
 import type { Audit } from './audit'
 import { audited } from './audited'
 
-const AdminPlanSchema = PlanSchema.extend({ archived: z.boolean(), subscriberCount: z.number().int() })
-const IdParams = z.object({ id: z.string().min(1).max(64) })
+const IdParams = z.object({ id: text().min(1).max(64) })
 const ExportQuery = z.object({ format: z.literal('csv').optional() })
 const EXPORT_LIMIT = 10_000
 
@@ -50,13 +58,11 @@ export const adminRoutes: FastifyPluginAsyncZod<{
   admin: AdminService
   audit: Audit
   plansAdmin: PlansAdminService
-  plans: PlansRepository
-  payments: PaymentsRepository
-  subscriptions: SubscriptionsRepository
+  subscriptions: SubscriptionsService
 }> = async (app, deps) => {
   const tags = ['admin']
   const security = [{ bearerAuth: [] }]
-  app.addHook('preHandler', app.requireAdmin)
+  app.addHook('onRequest', app.requireAdmin)
 
   // ---- members
   app.get(
@@ -67,16 +73,17 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'Members: search (email, name, Discord username, plan), sort, paginate; ?format=csv exports',
         querystring: AdminUsersQuerySchema.extend(ExportQuery.shape),
+        response: { 200: envelope(AdminUserPageSchema) },
       },
     },
     async (request, reply) => {
       const { format, ...query } = request.query
       if (format === 'csv') {
-        const { rows } = await deps.admin.listUsers({ ...query, page: 1, limit: EXPORT_LIMIT })
+        const { items } = await deps.admin.listUsers({ ...query, page: 1, limit: EXPORT_LIMIT })
         return sendCsv(
           reply,
           'members',
-          toCsv(rows, [
+          toCsv(items, [
             { header: 'id', value: (u) => u.id },
             { header: 'email', value: (u) => u.email },
             { header: 'first_name', value: (u) => u.firstName },
@@ -89,8 +96,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
           ]),
         )
       }
-      const { rows, total } = await deps.admin.listUsers(query)
-      return ok({ items: rows, pagination: pages(query.page, query.limit, total) })
+      return ok(await deps.admin.listUsers(query))
     },
   )
 
@@ -102,6 +108,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'A member with their subscriptions, payments and Discord state',
         params: IdParams,
+        response: { 200: envelope(AdminUserDetailSchema) },
       },
     },
     async (request) => ok(await deps.admin.userDetail(request.params.id)),
@@ -116,7 +123,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         summary: 'Grant complimentary access for N days',
         params: IdParams,
         body: GrantAccessSchema,
-        response: { 200: envelope(z.object({ endDate: z.string(), plan: z.string() })) },
+        response: { 200: envelope(GrantResultSchema) },
       },
     },
     async (request) =>
@@ -145,6 +152,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         summary: 'Promote to admin or demote to member',
         params: IdParams,
         body: RoleChangeSchema,
+        response: { 200: envelope(PublicUserSchema) },
       },
     },
     async (request) =>
@@ -173,6 +181,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         summary: 'Disable (signs out everywhere) or enable an account',
         params: IdParams,
         body: DisableSchema,
+        response: { 200: envelope(DisableResultSchema) },
       },
     },
     async (request) =>
@@ -200,18 +209,15 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'Subscriptions: search, filter by status, sort, paginate; ?format=csv exports',
         querystring: AdminSubscriptionsQuerySchema.extend(ExportQuery.shape),
+        response: { 200: envelope(AdminSubscriptionPageSchema) },
       },
     },
     async (request, reply) => {
       const { format, ...query } = request.query
-      const { rows, total } = await deps.subscriptions.list(
+      const page = await deps.subscriptions.list(
         format === 'csv' ? { ...query, page: 1, limit: EXPORT_LIMIT } : query,
       )
-      const items = rows.map((row) => ({
-        ...toSubscriptionView(row),
-        userId: row.user_id,
-        userEmail: row.user_email,
-      }))
+      const { items } = page
       if (format === 'csv') {
         return sendCsv(
           reply,
@@ -228,7 +234,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
           ]),
         )
       }
-      return ok({ items, pagination: pages(query.page, query.limit, total) })
+      return ok(page)
     },
   )
 
@@ -240,14 +246,15 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'Payments: search, filter by provider and status, sort, paginate; ?format=csv exports',
         querystring: AdminPaymentsQuerySchema.extend(ExportQuery.shape),
+        response: { 200: envelope(PaymentPageSchema) },
       },
     },
     async (request, reply) => {
       const { format, ...query } = request.query
-      const { rows, total } = await deps.payments.list(
+      const page = await deps.admin.listPayments(
         format === 'csv' ? { ...query, page: 1, limit: EXPORT_LIMIT } : query,
       )
-      const items = rows.map((row) => toPaymentView(row, { includeEmail: true }))
+      const { items } = page
       if (format === 'csv') {
         return sendCsv(
           reply,
@@ -266,7 +273,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
           ]),
         )
       }
-      return ok({ items, pagination: pages(query.page, query.limit, total) })
+      return ok(page)
     },
   )
 
@@ -279,7 +286,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         summary: 'Refund a card payment in full or in part',
         params: IdParams,
         body: RefundSchema,
-        response: { 200: envelope(z.object({ status: z.string(), amountRefunded: z.number() })) },
+        response: { 200: envelope(RefundResultSchema) },
       },
     },
     async (request) =>
@@ -301,8 +308,55 @@ export const adminRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/admin/analytics',
-    { schema: { tags, security, summary: 'Members, MRR, revenue per month, churn, plan mix and tips' } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Members, MRR, revenue per month, churn, plan mix and tips',
+        response: { 200: envelope(AnalyticsSchema) },
+      },
+    },
     async () => ok(await deps.admin.analytics()),
+  )
+
+  app.get(
+    '/admin/reconciliation',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Payments a processor holds that the ledger could not match (from the reconciliation sweep)',
+        response: { 200: envelope(ReconciliationIssuesSchema) },
+      },
+    },
+    async () => ok(await deps.admin.reconciliationIssues()),
+  )
+
+  app.post(
+    '/admin/reconciliation/run',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          "Compare the processors' last 30 days with the ledger now, instead of waiting for the hourly sweep",
+        response: { 200: envelope(ReconciliationRunSchema) },
+      },
+    },
+    async (request) => {
+      const result = await audited(
+        deps.audit,
+        request,
+        { action: 'reconciliation.run', targetType: 'ledger', targetId: null },
+        () => deps.admin.runReconciliation(),
+      )
+      return ok(
+        result,
+        result.repaired + result.unmatched === 0
+          ? 'The ledger matches what the processors hold'
+          : `Repaired ${result.repaired}; ${result.unmatched} to check`,
+      )
+    },
   )
 
   app.get(
@@ -312,13 +366,11 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         tags,
         security,
         summary: 'The audit log, newest first',
-        querystring: PageQuerySchema.extend({ targetId: z.string().max(64).optional() }),
+        querystring: PageQuerySchema.extend({ targetId: text().max(64).optional() }),
+        response: { 200: envelope(AuditPageSchema) },
       },
     },
-    async (request) => {
-      const { rows, total } = await deps.audit.list(request.query)
-      return ok({ items: rows, pagination: pages(request.query.page, request.query.limit, total) })
-    },
+    async (request) => ok(await deps.audit.list(request.query)),
   )
 
   // ---- plans
@@ -330,18 +382,10 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'All plans, archived included',
         querystring: AdminPlansQuerySchema,
-        response: {
-          200: envelope(z.object({ items: z.array(AdminPlanSchema), pagination: PaginationSchema })),
-        },
+        response: { 200: envelope(AdminPlanPageSchema) },
       },
     },
-    async (request) => {
-      const { rows, total } = await deps.plans.list(request.query)
-      return ok({
-        items: rows.map(toAdminPlan),
-        pagination: pages(request.query.page, request.query.limit, total),
-      })
-    },
+    async (request) => ok(await deps.plansAdmin.list(request.query)),
   )
 
   app.get(
@@ -419,7 +463,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'Delete an unused plan, or archive one that was ever used',
         params: IdParams,
-        response: { 200: envelope(z.object({ deleted: z.boolean(), archived: z.boolean() })) },
+        response: { 200: envelope(PlanRemovalSchema) },
       },
     },
     async (request) => {

@@ -1,17 +1,22 @@
-import { fromMinorUnits, toMinorUnits } from '@edgeclub/shared'
-import type { Kysely } from 'kysely'
-import type Stripe from 'stripe'
-import type { DB, UserRow } from '../../db/types'
+import {
+  fromMinorUnits,
+  type ReconciliationIssues,
+  type ReconciliationRun,
+  toMinorUnits,
+  type UserRole,
+} from '@edgeclub/shared'
+import type { UserRow } from '../../db/types'
+import type { Jobs } from '../../jobs/job-runner'
 import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
+import { pages } from '../../lib/pagination'
 import type { AuthRepository } from '../auth/auth-repository'
 import { toPublicUser } from '../auth/auth-service'
-import type { AccessListeners } from '../payments/billing'
-import { toPaymentView } from '../payments/payment-views'
-import type { PaymentsRepository } from '../payments/payments-repository'
-import { idOf } from '../payments/stripe-objects'
-import type { StripeWebhooks } from '../payments/stripe-webhooks'
+import type { CardCheckoutService } from '../payments/card/card-checkout-service'
+import { toPaymentView } from '../payments/ledger/payment-views'
+import type { PaymentListQuery, PaymentsRepository } from '../payments/ledger/payments-repository'
+import type { Reconciliation } from '../payments/ledger/reconciliation'
 import type { PlansRepository } from '../plans/plans-repository'
 import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
 import { toSubscriptionView } from '../subscriptions/subscriptions-service'
@@ -28,18 +33,17 @@ export function toAdminUser(row: ListedUser) {
   }
 }
 
-/** Operator actions on members (issue 6): grant, role, disable, refund, and the views behind them. */
+/** Operator actions on members: grant, role, disable, refund, and the views behind them. */
 export function createAdminService(deps: {
-  db: Kysely<DB>
   repo: AdminRepository
   users: AuthRepository
   plans: PlansRepository
   payments: PaymentsRepository
   subscriptions: SubscriptionsRepository
-  stripe: Stripe | undefined
-  webhooks: StripeWebhooks | undefined
+  card: CardCheckoutService
+  reconciliation: Pick<Reconciliation, 'sweep'>
+  jobs: Jobs
   clock: Clock
-  listeners: AccessListeners
 }) {
   const { clock } = deps
 
@@ -56,18 +60,30 @@ export function createAdminService(deps: {
       query: Parameters<AdminRepository['listUsers']>[0] extends infer Q ? Omit<Q, 'now'> : never,
     ) {
       const { rows, total } = await deps.repo.listUsers({ ...query, now: clock.now() })
-      return { rows: rows.map(toAdminUser), total }
+      return { items: rows.map(toAdminUser), pagination: pages(query.page, query.limit, total) }
+    },
+
+    /** Every member's payments, with their email. */
+    async listPayments(query: PaymentListQuery) {
+      const { rows, total } = await deps.payments.list(query)
+      return {
+        items: rows.map((row) => toPaymentView(row, { includeEmail: true })),
+        pagination: pages(query.page, query.limit, total),
+      }
     },
 
     async userDetail(id: string) {
       const row = isUuid(id) ? await deps.repo.findUserWithLink(id, clock.now()) : undefined
       if (!row) throw notFound('Member not found')
-      const [subscriptions, payments] = await Promise.all([
+      const [subscriptions, payments, current] = await Promise.all([
         deps.subscriptions.list({ page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc', userId: id }),
         deps.payments.list({ page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc', userId: id }),
+        deps.subscriptions.currentAccess(id, clock.now()),
       ])
       return {
         user: toAdminUser(row),
+        /** The subscription that gives access now, by the ledger's rule (null: no access). */
+        currentAccess: current ? toSubscriptionView(current) : null,
         discord: {
           state: row.discord_state ?? 'unlinked',
           roleGranted: Boolean(row.discord_role_granted),
@@ -92,7 +108,7 @@ export function createAdminService(deps: {
       const fallback = plan ?? (await deps.plans.listActive())[0]
       if (!fallback) throw badRequest('Create a plan before granting access')
       const now = clock.now()
-      const current = (await deps.subscriptions.listCurrent(user.id, now))[0]
+      const current = await deps.subscriptions.currentAccess(user.id, now)
       if (current && !current.end_date) throw badRequest('This member already has lifetime access')
       // Stacks after any access the member already has, so a grant never shortens it.
       const start = current?.end_date && new Date(current.end_date) > now ? new Date(current.end_date) : now
@@ -124,12 +140,12 @@ export function createAdminService(deps: {
           payment.id,
           trx,
         )
+        await deps.jobs.enqueue('discord.sync', { userId: user.id }, { trx, key: `access:${payment.id}` })
       })
-      await deps.listeners.accessChanged(user.id)
       return { endDate: end.toISOString(), plan: fallback.name }
     },
 
-    async setRole(actor: UserRow, userId: string, role: 'member' | 'admin') {
+    async setRole(actor: UserRow, userId: string, role: UserRole) {
       const user = await userOrThrow(userId)
       if (user.id === actor.id && role !== 'admin') throw badRequest('You cannot remove your own admin role')
       const updated = await deps.users.updateUser(user.id, { role, updated_at: clock.now() })
@@ -148,7 +164,7 @@ export function createAdminService(deps: {
       return { disabled }
     },
 
-    /** A full or partial card refund through Stripe; access follows docs/decisions/008. */
+    /** A full or partial card refund through Stripe; access follows docs/decisions/008-refunds-and-access.md. */
     async refund(paymentId: string, input: { amount?: number; reason?: string }) {
       const payment = isUuid(paymentId) ? await deps.payments.findById(paymentId) : undefined
       if (!payment) throw notFound('Payment not found')
@@ -159,7 +175,7 @@ export function createAdminService(deps: {
       }
       if (payment.status !== 'completed' && payment.status !== 'partially_refunded')
         throw badRequest('Only a completed payment can be refunded')
-      if (!deps.stripe || !deps.webhooks)
+      if (!deps.card.configured())
         throw new AppError('PAYMENT_ERROR', 'Stripe is not configured', { statusCode: 503 })
       const remaining = payment.amount_minor - payment.amount_refunded_minor
       const amountMinor =
@@ -169,20 +185,36 @@ export function createAdminService(deps: {
           `Refund between 0.01 and ${fromMinorUnits(remaining, payment.currency).toFixed(2)} ${payment.currency}`,
         )
       }
-      const refund = await deps.stripe.refunds.create(
-        {
-          payment_intent: payment.stripe_payment_intent_id,
-          amount: amountMinor,
-          metadata: { paymentId: payment.id, reason: input.reason ?? '' },
-        },
-        { idempotencyKey: `refund-${payment.id}-${payment.amount_refunded_minor}-${amountMinor}` },
-      )
-      const chargeId = idOf(refund.charge)
-      if (chargeId) await deps.webhooks.applyRefund(await deps.stripe.charges.retrieve(chargeId))
+      await deps.card.refund(payment, amountMinor, input.reason)
       const fresh = (await deps.payments.findById(payment.id)) ?? payment
       return {
         status: fresh.status,
         amountRefunded: fromMinorUnits(fresh.amount_refunded_minor, fresh.currency),
+      }
+    },
+
+    /** Runs the reconciliation sweep now (an operator's check), and answers with the open findings. */
+    async runReconciliation(): Promise<ReconciliationRun> {
+      const findings = await deps.reconciliation.sweep()
+      const repaired = findings.filter((finding) => finding.outcome === 'repaired').length
+      return { repaired, unmatched: findings.length - repaired, ...(await this.reconciliationIssues()) }
+    },
+
+    /** Open findings of the reconciliation sweep: money a processor holds that the ledger cannot place. */
+    async reconciliationIssues(): Promise<ReconciliationIssues> {
+      const rows = await deps.payments.listOpenReconciliationIssues(100)
+      return {
+        issues: rows.map((row) => ({
+          id: row.id,
+          rail: row.rail,
+          objectId: row.object_id,
+          kind: row.kind,
+          amount: row.amount_minor === null ? null : fromMinorUnits(row.amount_minor, row.currency ?? 'USD'),
+          currency: row.currency,
+          detail: row.detail,
+          firstSeenAt: new Date(row.first_seen_at).toISOString(),
+          lastSeenAt: new Date(row.last_seen_at).toISOString(),
+        })),
       }
     },
 

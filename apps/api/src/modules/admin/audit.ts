@@ -1,6 +1,8 @@
+import type { AuditPage } from '@edgeclub/shared'
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { DB } from '../../db/types'
+import { pages } from '../../lib/pagination'
 
 export interface AuditEntry {
   actor: { id: string; email: string } | null
@@ -29,7 +31,12 @@ export function createAudit(db: Kysely<DB>) {
         .execute()
     },
 
-    async list(query: { page: number; limit: number; search?: string; targetId?: string }) {
+    async list(query: {
+      page: number
+      limit: number
+      search?: string
+      targetId?: string
+    }): Promise<AuditPage> {
       let base = db.selectFrom('audit_log')
       if (query.targetId) base = base.where('target_id', '=', query.targetId)
       if (query.search) {
@@ -53,7 +60,7 @@ export function createAudit(db: Kysely<DB>) {
         base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
       ])
       return {
-        rows: rows.map((row) => ({
+        items: rows.map((row) => ({
           id: row.id,
           actor: row.actor_id ? { id: row.actor_id, email: row.actor_email ?? '' } : null,
           action: row.action,
@@ -63,7 +70,7 @@ export function createAudit(db: Kysely<DB>) {
           details: row.details,
           createdAt: new Date(row.created_at).toISOString(),
         })),
-        total: Number(total.count),
+        pagination: pages(query.page, query.limit, Number(total.count)),
       }
     },
   }

@@ -1,3 +1,4 @@
+import { USER_ROLES, type UserRole } from '@edgeclub/shared'
 import { errors, jwtVerify, SignJWT } from 'jose'
 
 /** Short-lived JWT access tokens: HS256 pinned, issuer, audience and type checked. */
@@ -9,7 +10,7 @@ const TYPE = 'access'
 
 export interface AccessClaims {
   userId: string
-  role: 'member' | 'admin'
+  role: UserRole
   sessionId: string
 }
 
@@ -39,8 +40,8 @@ export function createAccessTokens(secret: string, now: () => Date = () => new D
         })
         if (payload.typ !== TYPE || typeof payload.sub !== 'string' || typeof payload.sid !== 'string')
           return null
-        if (payload.role !== 'member' && payload.role !== 'admin') return null
-        return { userId: payload.sub, role: payload.role, sessionId: payload.sid }
+        if (!USER_ROLES.includes(payload.role as UserRole)) return null
+        return { userId: payload.sub, role: payload.role as UserRole, sessionId: payload.sid }
       } catch (error) {
         if (error instanceof errors.JOSEError) return null
         throw error

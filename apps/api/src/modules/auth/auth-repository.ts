@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Transaction, Updateable } from 'kysely'
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import type { DB, UserRow, UsersTable } from '../../db/types'
 
 type Executor = Kysely<DB> | Transaction<DB>
@@ -142,19 +142,36 @@ export function createAuthRepository(db: Kysely<DB>) {
       return Number(row?.count ?? 0)
     },
 
-    async countResetsSince(userId: string, since: Date): Promise<number> {
-      const row = await db
+    /** Serializes work on one user's rows (e.g. their reset budget) inside a transaction. */
+    async lockUser(userId: string, trx: Transaction<DB>): Promise<void> {
+      await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute()
+    },
+
+    /** Reset requests of a user since `since`: a request counts once however many links it needed. */
+    async countResetRequestsSince(userId: string, since: Date, trx: Executor = db): Promise<number> {
+      const row = await trx
         .selectFrom('password_resets')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .select(sql<number>`count(distinct coalesce(request_key, id::text))`.as('count'))
         .where('user_id', '=', userId)
         .where('created_at', '>', since)
         .executeTakeFirst()
       return Number(row?.count ?? 0)
     },
 
+    /** The newest link made for one reset request, if any. */
+    findResetOfRequest(userId: string, requestKey: string, trx: Executor = db) {
+      return trx
+        .selectFrom('password_resets')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('request_key', '=', requestKey)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst()
+    },
+
     /** A new reset link voids every older unused one of the same user. */
     async replaceResetToken(
-      reset: { userId: string; tokenHash: string; expiresAt: Date; at: Date },
+      reset: { id: string; userId: string; requestKey: string; tokenHash: string; expiresAt: Date; at: Date },
       trx: Executor = db,
     ) {
       await trx
@@ -163,15 +180,18 @@ export function createAuthRepository(db: Kysely<DB>) {
         .where('user_id', '=', reset.userId)
         .where('used_at', 'is', null)
         .execute()
-      await trx
+      return trx
         .insertInto('password_resets')
+        .returningAll()
         .values({
+          id: reset.id,
           user_id: reset.userId,
+          request_key: reset.requestKey,
           token_hash: reset.tokenHash,
           expires_at: reset.expiresAt,
           created_at: reset.at,
         })
-        .execute()
+        .executeTakeFirstOrThrow()
     },
 
     findResetForUpdate(tokenHash: string, trx: Transaction<DB>) {

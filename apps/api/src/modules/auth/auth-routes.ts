@@ -1,34 +1,24 @@
 import {
+  AuthSessionSchema,
   authMessages,
   ChangePasswordSchema,
   ForgotPasswordSchema,
   LoginRequestSchema,
+  PasswordChangedSchema,
+  PublicUserSchema,
   RefreshTokenSchema,
   RegisterRequestSchema,
   ResetPasswordSchema,
+  TokensSchema,
   UpdateProfileSchema,
 } from '@edgeclub/shared'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { envelope, MessageEnvelopeSchema, ok } from '../../lib/envelope'
 import { authOf } from '../../plugins/auth'
 import { type AuthService, type ClientMeta, toPublicUser } from './auth-service'
 
-const UserSchema = z.object({
-  id: z.string(),
-  _id: z.string(),
-  email: z.string(),
-  firstName: z.string(),
-  lastName: z.string(),
-  discordUsername: z.string(),
-  role: z.enum(['member', 'admin']),
-  tradingInterests: z.string().nullable(),
-  emailUpdates: z.boolean(),
-  createdAt: z.string(),
-})
-const TokensSchema = z.object({ accessToken: z.string(), refreshToken: z.string() })
-const SessionResponse = envelope(z.object({ user: UserSchema, tokens: TokensSchema }))
+const SessionResponse = envelope(AuthSessionSchema)
 
 export interface AuthRouteLimits {
   loginPer15Min: number
@@ -40,14 +30,14 @@ export interface AuthRouteLimits {
 
 const meta = (request: FastifyRequest): ClientMeta => ({
   ip: request.ip,
+  log: request.log,
   userAgent: request.headers['user-agent']?.slice(0, 300) ?? null,
 })
 
 export const authRoutes: FastifyPluginAsyncZod<{
   auth: AuthService
   limits: AuthRouteLimits
-  enqueuePasswordReset: (email: string) => Promise<void>
-}> = async (app, { auth, limits, enqueuePasswordReset }) => {
+}> = async (app, { auth, limits }) => {
   const tags = ['auth']
   const secured = [{ bearerAuth: [] }]
 
@@ -88,13 +78,13 @@ export const authRoutes: FastifyPluginAsyncZod<{
         response: { 200: envelope(TokensSchema) },
       },
     },
-    async (request) => ok(await auth.refresh(request.body.refreshToken)),
+    async (request) => ok(await auth.refresh(request.body.refreshToken, request)),
   )
 
   app.post(
     '/auth/logout',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags,
         security: secured,
@@ -111,7 +101,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
   app.post(
     '/auth/logout-all',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags,
         security: secured,
@@ -128,12 +118,12 @@ export const authRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/auth/profile',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags,
         security: secured,
         summary: 'The signed-in user',
-        response: { 200: envelope(UserSchema) },
+        response: { 200: envelope(PublicUserSchema) },
       },
     },
     async (request) => {
@@ -144,13 +134,13 @@ export const authRoutes: FastifyPluginAsyncZod<{
   app.put(
     '/auth/profile',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags,
         security: secured,
         summary: 'Update the profile',
         body: UpdateProfileSchema,
-        response: { 200: envelope(UserSchema) },
+        response: { 200: envelope(PublicUserSchema) },
       },
     },
     async (request) => ok(await auth.updateProfile(authOf(request).user, request.body), 'Profile updated'),
@@ -159,14 +149,14 @@ export const authRoutes: FastifyPluginAsyncZod<{
   app.put(
     '/auth/password',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       config: { rateLimit: { max: limits.resetPerHour, timeWindow: '1 hour' } },
       schema: {
         tags,
         security: secured,
         summary: 'Change the password (signs out every other device)',
         body: ChangePasswordSchema,
-        response: { 200: envelope(z.object({ tokens: TokensSchema })) },
+        response: { 200: envelope(PasswordChangedSchema) },
       },
     },
     async (request) => {
@@ -187,7 +177,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) => {
-      await auth.requestPasswordReset(request.body.email, enqueuePasswordReset)
+      await auth.requestPasswordReset(request.body.email, request)
       return { success: true as const, message: authMessages.forgotAccepted }
     },
   )
@@ -204,7 +194,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) => {
-      await auth.resetPassword(request.body.token, request.body.password)
+      await auth.resetPassword(request.body.token, request.body.password, request)
       return { success: true as const, message: authMessages.resetDone }
     },
   )

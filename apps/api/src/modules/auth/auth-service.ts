@@ -1,14 +1,17 @@
+import { createHmac, randomUUID } from 'node:crypto'
 import { authMessages, type PublicUser, type RegisterRequest, type UpdateProfile } from '@edgeclub/shared'
-import type { FastifyBaseLogger } from 'fastify'
 import type { UserRow } from '../../db/types'
 import type { Mailer } from '../../integrations/mail/mailer'
-import type { EmailQueue } from '../../jobs/email'
+import type { EmailQueue } from '../../jobs/email-worker'
+import type { Jobs } from '../../jobs/job-runner'
 import { addMs, type Clock, DAY, HOUR, MINUTE } from '../../lib/clock'
 import { randomToken, sha256 } from '../../lib/crypto'
-import { badRequest, conflict, forbidden, rateLimited, unauthorized } from '../../lib/errors'
+import { badRequest, conflict, rateLimited, unauthorized } from '../../lib/errors'
+import { emailReference, type RequestOrigin, securityEvent } from '../../lib/security-log'
 import type { AccessTokens } from './access-tokens'
 import { passwordChangedEmail, resetEmail, welcomeEmail } from './auth-emails'
 import type { AuthRepository } from './auth-repository'
+import { isCommonPassword } from './common-passwords'
 import { hashPassword, needsRehash, timingDummyHash, verifyPassword } from './passwords'
 
 export const REMEMBER_ME_TTL = 30 * DAY
@@ -17,14 +20,16 @@ export const LOCKOUT_WINDOW = 15 * MINUTE
 export const LOCKOUT_FAILURES = 10
 export const RESET_TTL = 30 * MINUTE
 export const RESETS_PER_HOUR = 4
+/** A link this close to its expiry when its email finally goes out is replaced by a fresh one. */
+const RESET_MIN_LEFT = 5 * MINUTE
 
 export interface AuthContext {
   user: UserRow
   sessionId: string
 }
 
-export interface ClientMeta {
-  ip: string | null
+/** The request a call comes from: its address and logger (for security events) and user agent. */
+export interface ClientMeta extends RequestOrigin {
   userAgent: string | null
 }
 
@@ -50,17 +55,33 @@ export function toPublicUser(row: UserRow): PublicUser {
   }
 }
 
-/** Accounts and sessions: the rules of issue 3 and DESIGN §6. */
+/**
+ * Accounts and sessions: argon2id passwords, short access tokens with rotating refresh tokens (a
+ * reused one revokes its family), lockout per account, single-use reset links that are stored only
+ * hashed, and the same answers for known and unknown emails.
+ */
 export function createAuthService(deps: {
   repo: AuthRepository
   accessTokens: AccessTokens
   email: EmailQueue
+  jobs: Jobs
   mailer: Mailer
   clock: Clock
   appOrigin: string
-  log: FastifyBaseLogger
+  /** Makes reset links from their row ids, so a retried email resends the same link without storing it. */
+  resetLinkSecret: string
+  /** Keys the hash that stands for an email address in security events when no account is known. */
+  emailLogKey: string
 }) {
   const { repo, clock } = deps
+  const resetToken = (resetId: string) =>
+    createHmac('sha256', deps.resetLinkSecret).update(`password-reset:${resetId}`).digest('base64url')
+
+  /** Refused with the field's message before anything is stored. */
+  async function refuseCommonPassword(password: string, field: string): Promise<void> {
+    if (await isCommonPassword(password))
+      throw badRequest(authMessages.passwordTooCommon, [{ field, message: authMessages.passwordTooCommon }])
+  }
 
   async function issueSession(user: UserRow, remember: boolean, meta: ClientMeta): Promise<Tokens> {
     const refreshToken = randomToken()
@@ -85,6 +106,7 @@ export function createAuthService(deps: {
 
   return {
     async register(input: RegisterRequest, meta: ClientMeta): Promise<{ user: PublicUser; tokens: Tokens }> {
+      await refuseCommonPassword(input.password, 'password')
       const now = clock.now()
       const row = await repo.insertUser({
         email: input.email,
@@ -110,30 +132,37 @@ export function createAuthService(deps: {
     ): Promise<{ user: PublicUser; tokens: Tokens }> {
       const email = normalizeEmail(input.email)
       const since = addMs(clock.now(), -LOCKOUT_WINDOW)
-      if ((await repo.countLoginFailuresSince(email, since)) >= LOCKOUT_FAILURES) {
+      const user = await repo.findUserByEmail(email)
+      const who = user ? { userId: user.id } : emailReference(deps.emailLogKey, email)
+      const failures = await repo.countLoginFailuresSince(email, since)
+      if (failures >= LOCKOUT_FAILURES) {
+        securityEvent(meta, 'auth.login.failed', { ...who, reason: 'locked' })
         throw rateLimited(authMessages.tooManyAttempts, LOCKOUT_WINDOW / 1000)
       }
-      const user = await repo.findUserByEmail(email)
       // Unknown emails cost the same argon2 work as known ones, so timing tells nothing.
       const valid = await verifyPassword(user?.password_hash ?? (await timingDummyHash()), input.password)
-      if (!user || !valid) {
+      // A disabled account answers the right password exactly as a wrong one (and counts it as a
+      // failure), so the answer never confirms a guessed password.
+      if (!user || !valid || user.disabled_at) {
         await repo.recordLoginFailure(email, meta.ip, clock.now())
+        const reason = !user ? 'unknown-email' : !valid ? 'wrong-password' : 'disabled'
+        securityEvent(meta, 'auth.login.failed', { ...who, reason })
+        if (failures + 1 === LOCKOUT_FAILURES)
+          securityEvent(meta, 'auth.lockout', { ...who, failures: LOCKOUT_FAILURES })
         throw unauthorized(authMessages.badCredentials)
       }
-      if (user.disabled_at) throw forbidden(authMessages.accountDisabled)
       let current = user
       if (needsRehash(user.password_hash)) {
         current =
           (await repo.updateUser(user.id, { password_hash: await hashPassword(input.password) })) ?? user
       }
-      return {
-        user: toPublicUser(current),
-        tokens: await issueSession(current, input.rememberMe ?? false, meta),
-      }
+      const tokens = await issueSession(current, input.rememberMe ?? false, meta)
+      securityEvent(meta, 'auth.login.succeeded', { userId: current.id })
+      return { user: toPublicUser(current), tokens }
     },
 
     /** Rotates the refresh token; a token used twice revokes its whole session. */
-    async refresh(refreshToken: string): Promise<Tokens> {
+    async refresh(refreshToken: string, origin: RequestOrigin): Promise<Tokens> {
       const now = clock.now()
       const next = randomToken()
       const outcome = await repo.transaction(async (trx) => {
@@ -141,7 +170,7 @@ export function createAuthService(deps: {
         if (!row) return { kind: 'invalid' as const }
         if (row.used_at || row.revoked_at) {
           await repo.revokeSession(row.session_id, 'refresh-token-reuse', now, trx)
-          return { kind: 'reused' as const }
+          return { kind: 'reused' as const, userId: row.user_id, sessionId: row.session_id }
         }
         if (new Date(row.expires_at) <= now || row.disabled_at) return { kind: 'invalid' as const }
         await repo.markRefreshTokenUsed(row.token_id, now, trx)
@@ -156,8 +185,9 @@ export function createAuthService(deps: {
         await repo.touchSession(row.session_id, now, trx)
         return { kind: 'rotated' as const, userId: row.user_id, sessionId: row.session_id }
       })
+      // A spent token presented again was copied: the whole session is revoked.
       if (outcome.kind === 'reused')
-        deps.log.warn('a spent refresh token was presented again; its session is revoked')
+        securityEvent(origin, 'auth.refresh.reused', { userId: outcome.userId, sessionId: outcome.sessionId })
       if (outcome.kind !== 'rotated') throw unauthorized(authMessages.sessionExpired)
       const user = await repo.findUserById(outcome.userId)
       if (!user) throw unauthorized(authMessages.sessionExpired)
@@ -227,6 +257,7 @@ export function createAuthService(deps: {
           { field: 'currentPassword', message: authMessages.currentPasswordWrong },
         ])
       }
+      await refuseCommonPassword(input.newPassword, 'newPassword')
       const now = clock.now()
       const passwordHash = await hashPassword(input.newPassword)
       await repo.transaction(async (trx) => {
@@ -243,35 +274,74 @@ export function createAuthService(deps: {
     },
 
     /** The same answer, at the same speed, whether or not the email has an account: the work is a job. */
-    requestPasswordReset: async (email: string, enqueue: (email: string) => Promise<void>) => {
-      await enqueue(normalizeEmail(email))
+    async requestPasswordReset(email: string, origin: RequestOrigin): Promise<void> {
+      const requestKey = randomUUID()
+      const normalized = normalizeEmail(email)
+      await deps.jobs.enqueue(
+        'auth.password-reset',
+        { email: normalized, requestKey },
+        { key: `password-reset:${requestKey}` },
+      )
+      // Whether the address has an account is the job's to find out; the event names the address only.
+      securityEvent(origin, 'auth.reset.requested', emailReference(deps.emailLogKey, normalized))
     },
 
-    /** The job behind requestPasswordReset: token, link and email, at most 4 an hour per address. */
-    async sendPasswordReset(emailNormalized: string): Promise<'sent' | 'unknown' | 'throttled'> {
+    /**
+     * The job behind one reset request: at most 4 requests an hour per address. However many times
+     * its email is retried (mail down), the request has one live link: the same one is sent again,
+     * and only a link that expired meanwhile is replaced. A link voided by a newer request is not sent.
+     */
+    async sendPasswordReset(
+      emailNormalized: string,
+      requestKey: string,
+    ): Promise<'sent' | 'unknown' | 'throttled' | 'superseded'> {
       const user = await repo.findUserByEmail(emailNormalized)
       if (!user || user.disabled_at) return 'unknown'
       const now = clock.now()
-      if ((await repo.countResetsSince(user.id, addMs(now, -HOUR))) >= RESETS_PER_HOUR) return 'throttled'
-      const token = randomToken(32)
-      await repo.replaceResetToken({
-        userId: user.id,
-        tokenHash: sha256(token),
-        expiresAt: addMs(now, RESET_TTL),
-        at: now,
+      // Under the user's row lock: concurrent requests of one member count against the budget one by one.
+      const reset = await repo.transaction(async (trx) => {
+        await repo.lockUser(user.id, trx)
+        const existing = await repo.findResetOfRequest(user.id, requestKey, trx)
+        if (existing?.used_at) return 'superseded' as const
+        if (existing && new Date(existing.expires_at).getTime() - now.getTime() >= RESET_MIN_LEFT)
+          return existing
+        if (
+          !existing &&
+          (await repo.countResetRequestsSince(user.id, addMs(now, -HOUR), trx)) >= RESETS_PER_HOUR
+        )
+          return 'throttled' as const
+        const id = randomUUID()
+        return repo.replaceResetToken(
+          {
+            id,
+            userId: user.id,
+            requestKey,
+            tokenHash: sha256(resetToken(id)),
+            expiresAt: addMs(now, RESET_TTL),
+            at: now,
+          },
+          trx,
+        )
       })
+      if (reset === 'superseded' || reset === 'throttled') return reset
       // Sent from this job, not queued again, so the raw token is never stored anywhere.
-      const link = `${deps.appOrigin}/reset-password?token=${encodeURIComponent(token)}`
-      await deps.mailer.send(resetEmail(user.email, user.first_name, link))
+      const link = `${deps.appOrigin}/reset-password?token=${encodeURIComponent(resetToken(reset.id))}`
+      await deps.mailer.send({
+        ...resetEmail(user.email, user.first_name, link),
+        messageId: `<reset-${reset.id}@edgeclub>`,
+      })
       return 'sent'
     },
 
-    async resetPassword(token: string, password: string): Promise<void> {
+    async resetPassword(token: string, password: string, origin: RequestOrigin): Promise<void> {
       const now = clock.now()
+      const common = await isCommonPassword(password)
       const passwordHash = await hashPassword(password)
       const user = await repo.transaction(async (trx) => {
         const reset = await repo.findResetForUpdate(sha256(token), trx)
         if (!reset || reset.used_at || new Date(reset.expires_at) <= now) return undefined
+        // A dead link says so first; a live one is kept until the new password is acceptable.
+        if (common) return 'common' as const
         await repo.markResetUsed(reset.id, now, trx)
         const updated = await repo.updateUser(
           reset.user_id,
@@ -285,6 +355,11 @@ export function createAuthService(deps: {
         throw badRequest(authMessages.resetLinkInvalid, [
           { field: 'token', message: authMessages.resetLinkInvalid },
         ])
+      if (user === 'common')
+        throw badRequest(authMessages.passwordTooCommon, [
+          { field: 'password', message: authMessages.passwordTooCommon },
+        ])
+      securityEvent(origin, 'auth.reset.completed', { userId: user.id })
       await deps.email.enqueue(passwordChangedEmail(user.email, user.first_name, 'reset'))
     },
   }

@@ -1,16 +1,8 @@
+import { ClientConfigSchema } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import type { Config } from '../../config'
 import { btcpaySettings } from '../../integrations/btcpay/btcpay-client'
 import { envelope, ok } from '../../lib/envelope'
-
-export const ClientConfigSchema = z.object({
-  stripePublishableKey: z.string().nullable(),
-  /** Outside production, a Stripe.js stand-in to load instead of js.stripe.com (the emulator's). */
-  stripeJsUrl: z.string().nullable(),
-  cryptoEnabled: z.boolean(),
-  discordEnabled: z.boolean(),
-})
 
 /** What the browser may know about the server's setup; never a secret. */
 export const clientConfigRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {

@@ -1,8 +1,11 @@
-import type { Kysely, Updateable } from 'kysely'
+import type { Kysely, Transaction, Updateable } from 'kysely'
 import type { DB, DiscordLinkRow, DiscordLinksTable } from '../../db/types'
+import { hasAccessAt } from '../subscriptions/access-rule'
 
 export function createCommunityRepository(db: Kysely<DB>) {
   return {
+    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+
     findLink(userId: string): Promise<DiscordLinkRow | undefined> {
       return db.selectFrom('discord_links').selectAll().where('user_id', '=', userId).executeTakeFirst()
     },
@@ -82,15 +85,7 @@ export function createCommunityRepository(db: Kysely<DB>) {
                 .selectFrom('subscriptions')
                 .select('id')
                 .whereRef('subscriptions.user_id', '=', 'users.id')
-                .where((inner) =>
-                  inner.or([
-                    inner.and([
-                      inner('status', '=', 'active'),
-                      inner.or([inner('end_date', 'is', null), inner('end_date', '>', now)]),
-                    ]),
-                    inner.and([inner('status', '=', 'past_due'), inner('grace_until', '>', now)]),
-                  ]),
-                ),
+                .where((inner) => hasAccessAt(inner, now)),
             ),
           ]),
         )
@@ -110,10 +105,10 @@ export function createCommunityRepository(db: Kysely<DB>) {
         .execute()
     },
 
-    listEmailSubscribers() {
-      return db
+    listEmailSubscribers(trx: Kysely<DB> | Transaction<DB> = db) {
+      return trx
         .selectFrom('users')
-        .select(['email', 'first_name'])
+        .select(['id', 'email', 'first_name'])
         .where('email_updates', '=', true)
         .where('disabled_at', 'is', null)
         .execute()

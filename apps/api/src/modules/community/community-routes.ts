@@ -1,27 +1,26 @@
-import { BroadcastSchema, ModerationSchema } from '@edgeclub/shared'
+import {
+  BroadcastResultSchema,
+  BroadcastSchema,
+  DiscordHealthSchema,
+  DiscordInviteSchema,
+  DiscordStatusSchema,
+  ModerationResultSchema,
+  ModerationSchema,
+} from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { envelope, ok } from '../../lib/envelope'
 import { authOf } from '../../plugins/auth'
 import type { Audit } from '../admin/audit'
 import { audited } from '../admin/audited'
 import type { CommunityService } from './community-service'
 
-const InviteSchema = z.object({
-  inviteUrl: z.string(),
-  targetUsername: z.string(),
-  expiresAt: z.string(),
-  maxUses: z.number().int(),
-})
-
 /** Members: invites and status. Admins: kick, ban, unban, broadcast, health (audited). */
 export const communityRoutes: FastifyPluginAsyncZod<{
   community: CommunityService
   audit: Audit
-  requestSync: (userId: string) => Promise<void>
-}> = async (app, { community, audit, requestSync }) => {
+}> = async (app, { community, audit }) => {
   const security = [{ bearerAuth: [] }]
-  // SPEC §7: the dashboard sends no body; any JSON body is accepted and ignored.
+  // The dashboard sends no body; any JSON body is accepted and ignored.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (typeof body !== 'string' || body.trim() === '') return done(null, undefined)
     try {
@@ -38,12 +37,12 @@ export const communityRoutes: FastifyPluginAsyncZod<{
   app.post(
     '/discord/create-invite',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags: ['community'],
         security,
         summary: 'A single-use invite to the Discord server (members with access)',
-        response: { 200: envelope(InviteSchema) },
+        response: { 200: envelope(DiscordInviteSchema) },
       },
     },
     async (request) => ok(await community.createInvite(authOf(request).user), 'Your Discord invite is ready'),
@@ -52,35 +51,20 @@ export const communityRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/discord/status',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags: ['community'],
         security,
         summary: "The member's Discord state (and a fresh look at it in the background)",
-        response: {
-          200: envelope(
-            z.object({
-              configured: z.boolean(),
-              state: z.string(),
-              roleGranted: z.boolean(),
-              discordUsername: z.string(),
-              invite: InviteSchema.nullable(),
-            }),
-          ),
-        },
+        response: { 200: envelope(DiscordStatusSchema) },
       },
     },
-    async (request) => {
-      const status = await community.status(authOf(request).user)
-      // A member waiting to join gets their role as soon as we see them in the server.
-      if (status.configured && status.state !== 'banned') await requestSync(authOf(request).user.id)
-      return ok(status)
-    },
+    async (request) => ok(await community.status(authOf(request).user)),
   )
 
   await app.register(async (scope) => {
     const admin = scope.withTypeProvider<ZodTypeProvider>()
-    admin.addHook('preHandler', admin.requireAdmin)
+    admin.addHook('onRequest', admin.requireAdmin)
     for (const action of ['kick', 'ban', 'unban'] as const) {
       admin.post(
         `/admin/users/${action}`,
@@ -90,6 +74,7 @@ export const communityRoutes: FastifyPluginAsyncZod<{
             security,
             summary: `${action[0]!.toUpperCase()}${action.slice(1)} a member in Discord`,
             body: ModerationSchema,
+            response: { 200: envelope(ModerationResultSchema) },
           },
         },
         async (request) => {
@@ -124,6 +109,7 @@ export const communityRoutes: FastifyPluginAsyncZod<{
           security,
           summary: 'Post to the announcements channel (and email members who opted in)',
           body: BroadcastSchema,
+          response: { 200: envelope(BroadcastResultSchema) },
         },
       },
       async (request) =>
@@ -145,7 +131,14 @@ export const communityRoutes: FastifyPluginAsyncZod<{
 
     admin.get(
       '/admin/discord/health',
-      { schema: { tags: ['admin'], security, summary: 'Bot, guild, channels, role and drift' } },
+      {
+        schema: {
+          tags: ['admin'],
+          security,
+          summary: 'Bot, guild, channels, role and drift',
+          response: { 200: envelope(DiscordHealthSchema) },
+        },
+      },
       async () => ok(await community.health()),
     )
   })

@@ -1,4 +1,5 @@
-import { site } from '@edgeclub/shared'
+import { createHash } from 'node:crypto'
+import { communityMessages, type DiscordInvite, site } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../../config'
 import type { DiscordLinkRow, UserRow } from '../../db/types'
@@ -8,42 +9,31 @@ import {
   isNotFound,
 } from '../../integrations/discord/discord-client'
 import { renderEmail } from '../../integrations/mail/templates'
-import type { EmailQueue } from '../../jobs/email'
+import type { Jobs } from '../../jobs/job-runner'
 import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, forbidden, notFound, rateLimited } from '../../lib/errors'
 import type { AuthRepository } from '../auth/auth-repository'
-import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
 import type { CommunityRepository } from './community-repository'
-
-export const communityMessages = {
-  notConfigured: 'The Discord community is not connected yet. Please try again later or contact support.',
-  needsAccess: 'An active subscription is required to join the Discord community.',
-  banned: 'Your Discord access has been suspended. Please contact support.',
-  tooManyInvites: 'You have created too many invites today. Use your latest invite, or try again tomorrow.',
-  noDiscordUsername: 'Add your Discord username in Settings first, so we can give you the member role.',
-} as const
 
 /** Invites a member may create in 24 hours (a live, unused one is handed back instead). */
 export const INVITES_PER_DAY = 5
 
-export interface InviteView {
-  inviteUrl: string
-  targetUsername: string
-  expiresAt: string
-  maxUses: number
+/** Who has access now, as the access ledger says. */
+export interface AccessReader {
+  currentAccess(userId: string): Promise<unknown>
 }
 
 /**
- * Discord follows the access ledger (DESIGN §5): invites only for members with access, the member
- * role exactly while they have access, and the admin's kick, ban, unban and broadcast.
+ * Discord follows the access ledger: invites only for members with access, the member role exactly
+ * while they have access, and the admin's kick, ban, unban and broadcast.
  */
 export function createCommunityService(deps: {
   config: Config['discord']
   discord: DiscordClient | undefined
   repo: CommunityRepository
   users: AuthRepository
-  access: SubscriptionsService
-  email: EmailQueue
+  access: AccessReader
+  jobs: Jobs
   clock: Clock
   log: FastifyBaseLogger
 }) {
@@ -58,7 +48,7 @@ export function createCommunityService(deps: {
   const inviteView = (
     user: UserRow,
     invite: { code: string; expires_at: Date; max_uses: number },
-  ): InviteView => ({
+  ): DiscordInvite => ({
     inviteUrl: `${config.inviteUrlBase}/${invite.code}`,
     targetUsername: user.discord_username,
     expiresAt: new Date(invite.expires_at).toISOString(),
@@ -86,7 +76,7 @@ export function createCommunityService(deps: {
     configured: () => Boolean(deps.discord),
 
     /** POST /discord/create-invite: one live, single-use invite per member with access. */
-    async createInvite(user: UserRow): Promise<InviteView> {
+    async createInvite(user: UserRow): Promise<DiscordInvite> {
       const discord = discordOrThrow()
       if (!config.inviteChannelId)
         throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
@@ -98,10 +88,11 @@ export function createCommunityService(deps: {
 
       const live = await repo.findLiveInvite(user.id, now)
       if (live) {
-        // Still unused on Discord's side? Then hand the same one back instead of minting another.
+        // Discord deletes a single-use invite once it is used (and when it expires), so an invite it
+        // still knows is unused: hand the same one back instead of minting another. Unknown: mint anew.
         try {
-          const remote = await discord.getInvite(live.code)
-          if (((remote as { uses?: number }).uses ?? 0) < live.max_uses) return inviteView(user, live)
+          await discord.getInvite(live.code)
+          return inviteView(user, live)
         } catch (error) {
           if (!isNotFound(error)) throw error
         }
@@ -124,10 +115,19 @@ export function createCommunityService(deps: {
       return inviteView(user, { code: invite.code, expires_at: expiresAt, max_uses: 1 })
     },
 
-    /** GET /discord/status: what the member's Discord Access tab shows. */
+    /**
+     * GET /discord/status: what the member's Discord Access tab shows. A member waiting to join gets
+     * a fresh look (a role sync, at most one every few seconds) so the role comes once they are in.
+     */
     async status(user: UserRow) {
       const link = await repo.findLink(user.id)
       const invite = await repo.findLiveInvite(user.id, clock.now())
+      if (deps.discord && link?.state !== 'banned')
+        await deps.jobs.enqueue(
+          'discord.sync',
+          { userId: user.id },
+          { throttle: { key: `poll-${user.id}`, seconds: 5 } },
+        )
       return {
         configured: Boolean(deps.discord),
         state: link?.state ?? 'unlinked',
@@ -265,19 +265,36 @@ export function createCommunityService(deps: {
       const message = await discord.sendMessage(config.announceChannelId, content)
       let emailed = 0
       if (input.alsoEmail) {
-        for (const recipient of await repo.listEmailSubscribers()) {
-          await deps.email.enqueue({
-            to: recipient.email,
-            ...renderEmail({
-              subject: input.title ? `${site.name}: ${input.title}` : `News from ${site.name}`,
-              heading: input.title ?? `News from ${site.name}`,
-              paragraphs: [`Hi ${recipient.first_name},`, input.message],
-              footnote:
-                'You get this because you asked for trading insights and market updates. Turn them off in Settings.',
-            }),
-          })
-          emailed += 1
-        }
+        // One job per recipient, all queued in one transaction and keyed by the text and the day: a
+        // crash mid-way queues nothing, and sending the same broadcast again mails nobody twice.
+        const day = clock.now().toISOString().slice(0, 10)
+        const textKey = createHash('sha256')
+          .update(`${input.title ?? ''}\n${input.message}`)
+          .digest('hex')
+          .slice(0, 24)
+        emailed = await repo.transaction(async (trx) => {
+          const recipients = await repo.listEmailSubscribers(trx)
+          await deps.jobs.enqueueMany(
+            'email.bulk',
+            recipients.map((recipient) => ({
+              key: `broadcast:${day}:${textKey}:${recipient.id}`,
+              data: {
+                message: {
+                  to: recipient.email,
+                  ...renderEmail({
+                    subject: input.title ? `${site.name}: ${input.title}` : `News from ${site.name}`,
+                    heading: input.title ?? `News from ${site.name}`,
+                    paragraphs: [`Hi ${recipient.first_name},`, input.message],
+                    footnote:
+                      'You get this because you asked for trading insights and market updates. Turn them off in Settings.',
+                  }),
+                },
+              },
+            })),
+            { trx },
+          )
+          return recipients.length
+        })
       }
       return { messageId: message.id, emailed }
     },

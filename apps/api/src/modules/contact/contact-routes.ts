@@ -1,6 +1,5 @@
-import { ContactMessageSchema, contactMessages } from '@edgeclub/shared'
+import { ContactMessageSchema, ContactReceiptSchema, contactMessages } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { envelope, ok } from '../../lib/envelope'
 import type { ContactService } from './contact-service'
 
@@ -16,7 +15,7 @@ export const contactRoutes: FastifyPluginAsyncZod<{ contact: ContactService; per
         tags: ['contact'],
         summary: 'Send a message to support',
         body: ContactMessageSchema,
-        response: { 201: envelope(z.object({ id: z.string() })) },
+        response: { 201: envelope(ContactReceiptSchema) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import { type ContactMessage, site, subjectLabel } from '@edgeclub/shared'
 import { renderEmail } from '../../integrations/mail/templates'
-import type { EmailQueue } from '../../jobs/email'
+import type { EmailQueue } from '../../jobs/email-worker'
 import type { ContactRepository } from './contact-repository'
 
 export function createContactService(deps: { repo: ContactRepository; email: EmailQueue }) {

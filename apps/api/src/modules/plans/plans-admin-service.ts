@@ -1,10 +1,11 @@
-import { type PlanInput, toMinorUnits } from '@edgeclub/shared'
+import { intervalCountProblem, type PlanInput, toMinorUnits } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { PlanRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
 import { badRequest, conflict, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
-import type { StripeCatalog } from '../payments/stripe-catalog'
+import { pages } from '../../lib/pagination'
+import type { StripeCatalog } from '../payments/card/stripe-catalog'
 import type { PlansRepository } from './plans-repository'
 import { type PlansService, toPlan } from './plans-service'
 
@@ -17,7 +18,7 @@ export function toAdminPlan(row: PlanRow & { subscriber_count?: number | null })
 }
 
 /**
- * Plan management (issue 6): the same validation as SPEC §3's Plan, unique slugs, archive instead
+ * Plan management: the plan editor's own validation, unique slugs, archive instead
  * of delete once a plan was used, and a new Stripe price when the amount changes (existing
  * subscribers keep theirs: Stripe subscriptions point at the price they were created with).
  */
@@ -74,9 +75,15 @@ export function createPlansAdminService(deps: {
   return {
     getOrThrow,
 
+    /** GET /admin/plans: every plan with how many members hold it now. */
+    async list(query: Omit<Parameters<PlansRepository['list']>[0], 'now'>) {
+      const { rows, total } = await repo.list({ ...query, now: deps.clock.now() })
+      return { items: rows.map(toAdminPlan), pagination: pages(query.page, query.limit, total) }
+    },
+
     /** GET /admin/plans/{id}: the plan and how many members hold it, as the list shows it. */
     async detail(id: string) {
-      const plan = isUuid(id) ? await repo.findWithSubscriberCount(id) : undefined
+      const plan = isUuid(id) ? await repo.findWithSubscriberCount(id, deps.clock.now()) : undefined
       if (!plan) throw notFound('Plan not found')
       return plan
     },
@@ -106,6 +113,11 @@ export function createPlansAdminService(deps: {
         throw conflict(`A plan with the slug "${input.slug}" already exists`)
       }
       if (plan.archived_at && input.isActive) throw badRequest('An archived plan cannot be made active again')
+      const problem = intervalCountProblem(
+        input.interval ?? plan.interval,
+        input.intervalCount ?? plan.interval_count,
+      )
+      if (problem) throw badRequest(problem, [{ field: 'intervalCount', message: problem }])
       const row = await repo.update(id, { ...columns(input, plan.currency), updated_at: deps.clock.now() })
       return changed(row ?? plan)
     },

@@ -7,6 +7,7 @@ import {
   type Updateable,
 } from 'kysely'
 import type { DB, PlanRow, PlansTable } from '../../db/types'
+import { hasAccessAt } from '../subscriptions/access-rule'
 
 export const PLAN_SORT_COLUMNS = {
   sortOrder: 'sort_order',
@@ -17,13 +18,13 @@ export const PLAN_SORT_COLUMNS = {
 
 type Executor = Kysely<DB> | Transaction<DB>
 
-/** Members holding the plan now (active or in their grace period), as the admin lists show it. */
-const subscriberCount = (eb: ExpressionBuilder<DB, 'plans'>) =>
+/** Members who have access through the plan now, by the access ledger's one rule. */
+const subscriberCount = (eb: ExpressionBuilder<DB, 'plans'>, now: Date) =>
   eb
     .selectFrom('subscriptions')
-    .select((inner) => inner.fn.countAll<number>().as('n'))
+    .select((inner) => sql<number>`count(distinct ${inner.ref('subscriptions.user_id')})::int`.as('n'))
     .whereRef('subscriptions.plan_id', '=', 'plans.id')
-    .where('subscriptions.status', 'in', ['active', 'past_due'])
+    .where((inner) => hasAccessAt(inner, now))
     .as('subscriber_count')
 
 export function createPlansRepository(db: Kysely<DB>) {
@@ -44,11 +45,11 @@ export function createPlansRepository(db: Kysely<DB>) {
     },
 
     /** One plan with its subscriber count (the admin detail). */
-    findWithSubscriberCount(id: string) {
+    findWithSubscriberCount(id: string, now: Date) {
       return db
         .selectFrom('plans')
         .selectAll()
-        .select(subscriberCount)
+        .select((eb) => subscriberCount(eb, now))
         .where('id', '=', id)
         .executeTakeFirst()
     },
@@ -87,6 +88,7 @@ export function createPlansRepository(db: Kysely<DB>) {
       sortBy: keyof typeof PLAN_SORT_COLUMNS
       sortOrder: 'asc' | 'desc'
       includeArchived: boolean
+      now: Date
     }) {
       let base = db.selectFrom('plans')
       if (!query.includeArchived) base = base.where('archived_at', 'is', null)
@@ -99,7 +101,7 @@ export function createPlansRepository(db: Kysely<DB>) {
       const [rows, total] = await Promise.all([
         base
           .selectAll()
-          .select(subscriberCount)
+          .select((eb) => subscriberCount(eb, query.now))
           .orderBy(PLAN_SORT_COLUMNS[query.sortBy], query.sortOrder)
           .orderBy('id')
           .limit(query.limit)

@@ -10,7 +10,7 @@ const PlansResponse = envelope(z.array(PlanSchema))
 export const planRoutes: FastifyPluginAsyncZod<{ plans: PlansService }> = async (app, { plans }) => {
   const publicCache = 'public, max-age=10, stale-while-revalidate=60'
 
-  // SPEC §7 names two calls for the same list: the pricing page's and the subscription tab's.
+  // Two paths serve the same list: the pricing page's and the subscription tab's.
   const lists = [
     { url: '/admin/plans/public/active', tag: 'plans', summary: 'Active plans for the pricing page' },
     { url: '/subscriptions/plans', tag: 'subscriptions', summary: 'Plans a member can subscribe to' },

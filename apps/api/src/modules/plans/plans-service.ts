@@ -1,8 +1,10 @@
-import { fromMinorUnits, type Plan } from '@edgeclub/shared'
+import { checkoutMessages, fromMinorUnits, type Plan } from '@edgeclub/shared'
 import type { PlanRow } from '../../db/types'
+import { notFound } from '../../lib/errors'
+import { isUuid } from '../../lib/ids'
 import type { PlansRepository } from './plans-repository'
 
-/** The API shape of a plan (SPEC §3): price in major units, id and _id both present. */
+/** The API shape of a plan: price in major units, id and _id both present. */
 export function toPlan(row: PlanRow): Plan {
   return {
     id: row.id,
@@ -46,6 +48,13 @@ export function createPlansService(deps: { repo: PlansRepository; cacheMs?: numb
     /** The public answer, serialized once per cache period: this is read on every pricing view. */
     async listActiveEnvelopeJson(): Promise<string> {
       return (await load()).json
+    },
+
+    /** A plan that is on sale now, or NOT_FOUND: what every checkout starts from. */
+    async onSaleOrThrow(planId: string): Promise<PlanRow> {
+      const plan = isUuid(planId) ? await deps.repo.findById(planId) : undefined
+      if (!plan?.is_active || plan.archived_at) throw notFound(checkoutMessages.planNotFound)
+      return plan
     },
 
     invalidate(): void {

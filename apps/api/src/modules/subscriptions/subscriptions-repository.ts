@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
+import { hasAccessAt } from './access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -39,7 +40,23 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
       .execute()
   }
 
+  /** Subscriptions that may give access now, newest end first (lifetime before all). */
+  function listCurrent(userId: string, now: Date, trx: Executor = db) {
+    return trx
+      .selectFrom('subscriptions')
+      .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+      .selectAll('subscriptions')
+      .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+      .where('subscriptions.user_id', '=', userId)
+      .where((eb) => hasAccessAt(eb, now))
+      .orderBy(sql`subscriptions.end_date is null`, 'desc')
+      .orderBy('subscriptions.end_date', 'desc')
+      .execute()
+  }
+
   return {
+    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+
     findById(id: string, trx: Executor = db): Promise<SubscriptionRow | undefined> {
       return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()
     },
@@ -52,26 +69,37 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
-    /** Subscriptions that may give access now (active, or past due within grace), newest first. */
-    listCurrent(userId: string, now: Date, trx: Executor = db) {
+    listCurrent,
+
+    /** The subscription that gives access now (lifetime first, then the latest end), if any. */
+    async currentAccess(userId: string, now: Date, trx: Executor = db) {
+      return (await listCurrent(userId, now, trx))[0]
+    },
+
+    findByStripeIdForUpdate(stripeSubscriptionId: string, trx: Transaction<DB>) {
       return trx
         .selectFrom('subscriptions')
-        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-        .selectAll('subscriptions')
-        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
-        .where('subscriptions.user_id', '=', userId)
-        .where((eb) =>
-          eb.or([
-            eb.and([
-              eb('subscriptions.status', '=', 'active'),
-              eb.or([eb('subscriptions.end_date', 'is', null), eb('subscriptions.end_date', '>', now)]),
-            ]),
-            eb.and([eb('subscriptions.status', '=', 'past_due'), eb('subscriptions.grace_until', '>', now)]),
-          ]),
-        )
-        .orderBy(sql`subscriptions.end_date is null`, 'desc')
-        .orderBy('subscriptions.end_date', 'desc')
-        .execute()
+        .selectAll()
+        .where('stripe_subscription_id', '=', stripeSubscriptionId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    /** Ends, now, the subscription a payment paid a period of (a full refund); undefined if already over. */
+    async endPaidBy(paymentId: string, now: Date, trx: Transaction<DB>) {
+      const paid = await trx
+        .selectFrom('subscription_periods')
+        .innerJoin('subscriptions', 'subscriptions.id', 'subscription_periods.subscription_id')
+        .select(['subscriptions.id', 'subscriptions.status'])
+        .where('subscription_periods.payment_id', '=', paymentId)
+        .executeTakeFirst()
+      if (!paid || paid.status === 'expired' || paid.status === 'cancelled') return undefined
+      return trx
+        .updateTable('subscriptions')
+        .set({ status: 'cancelled', end_date: now, ended_at: now, updated_at: now })
+        .where('id', '=', paid.id)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     /** The most recent subscription of a member, whatever its state. */

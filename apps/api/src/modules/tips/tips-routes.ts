@@ -1,4 +1,4 @@
-import { TipCreateSchema } from '@edgeclub/shared'
+import { TipCreateSchema, TipIntentSchema, TipSchema, text } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { envelope, ok } from '../../lib/envelope'
@@ -8,7 +8,7 @@ import type { TipsService } from './tips-service'
 export const tipRoutes: FastifyPluginAsyncZod<{ tips: TipsService }> = async (app, { tips }) => {
   const tags = ['tips']
   const security = [{ bearerAuth: [] }]
-  app.addHook('preHandler', app.requireAuth)
+  app.addHook('onRequest', app.requireAuth)
 
   app.post(
     '/tips/create',
@@ -16,19 +16,10 @@ export const tipRoutes: FastifyPluginAsyncZod<{ tips: TipsService }> = async (ap
       schema: {
         tags,
         security,
-        summary: 'Start a tip (SPEC §5 rules enforced here too)',
+        summary: "Start a tip (the form's rules are enforced here too)",
         body: TipCreateSchema,
         response: {
-          200: envelope(
-            z.object({
-              clientSecret: z.string(),
-              paymentIntentId: z.string(),
-              tipId: z.string(),
-              amount: z.number(),
-              currency: z.string(),
-              message: z.string(),
-            }),
-          ),
+          200: envelope(TipIntentSchema),
         },
       },
     },
@@ -42,19 +33,9 @@ export const tipRoutes: FastifyPluginAsyncZod<{ tips: TipsService }> = async (ap
         tags,
         security,
         summary: 'One of your tips, by tip id or PaymentIntent id',
-        params: z.object({ id: z.string().min(1).max(255) }),
+        params: z.object({ id: text().min(1).max(255) }),
         response: {
-          200: envelope(
-            z.object({
-              id: z.string(),
-              _id: z.string(),
-              amount: z.number(),
-              currency: z.string(),
-              message: z.string(),
-              status: z.string(),
-              createdAt: z.string(),
-            }),
-          ),
+          200: envelope(TipSchema),
         },
       },
     },

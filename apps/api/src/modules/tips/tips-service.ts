@@ -1,16 +1,35 @@
-import { checkoutMessages, fromMinorUnits, type TipCreate, toMinorUnits } from '@edgeclub/shared'
+import {
+  checkoutMessages,
+  fromMinorUnits,
+  type Tip,
+  type TipCreate,
+  type TipIntent,
+  tipMessages,
+  toMinorUnits,
+} from '@edgeclub/shared'
 import type Stripe from 'stripe'
-import type { UserRow } from '../../db/types'
+import type { PaymentRow, UserRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
-import { AppError, notFound } from '../../lib/errors'
-import type { CheckoutService } from '../payments/checkout-service'
-import type { PaymentsRepository } from '../payments/payments-repository'
+import { AppError, conflict, notFound } from '../../lib/errors'
+import type { AuthRepository } from '../auth/auth-repository'
+import { type CardCheckoutService, REUSABLE } from '../payments/card/card-checkout-service'
+import type { PaymentsRepository } from '../payments/ledger/payments-repository'
+import type { PaymentsService } from '../payments/ledger/payments-service'
+import type { TipDetails, TipsRepository } from './tips-repository'
 
-/** Tips: a one-off PaymentIntent for the amount the member chose (validated on the server too). */
+/**
+ * Tips: a one-off PaymentIntent for the amount the member chose (validated on the server too). A tip
+ * is one PaymentIntent however often it is asked for: while the member has an unpaid tip with the same
+ * amount, currency and message, asking again (a double click, Cancel and Continue, a retry after a
+ * network error) answers that tip and its PaymentIntent instead of starting another.
+ */
 export function createTipsService(deps: {
   stripe: Stripe | undefined
+  repo: TipsRepository
   payments: PaymentsRepository
-  checkout: CheckoutService
+  ledger: PaymentsService
+  card: CardCheckoutService
+  users: AuthRepository
   clock: Clock
 }) {
   const view = (row: {
@@ -18,9 +37,9 @@ export function createTipsService(deps: {
     amount_minor: number
     currency: string
     message: string | null
-    status: string
+    status: Tip['status']
     created_at: Date
-  }) => ({
+  }): Tip => ({
     id: row.id,
     _id: row.id,
     amount: fromMinorUnits(row.amount_minor, row.currency),
@@ -30,26 +49,46 @@ export function createTipsService(deps: {
     createdAt: new Date(row.created_at).toISOString(),
   })
 
-  return {
-    async create(user: UserRow, input: TipCreate) {
-      if (!deps.stripe)
-        throw new AppError('PAYMENT_ERROR', checkoutMessages.paymentsUnavailable, { statusCode: 503 })
-      const amountMinor = toMinorUnits(input.amount, input.currency)
-      const row = await deps.payments.insert({
-        user_id: user.id,
-        plan_id: null,
-        kind: 'tip',
-        provider: 'stripe',
-        status: 'pending',
-        amount_minor: amountMinor,
-        currency: input.currency,
-        message: input.message || null,
-      })
-      const customer = await deps.checkout.ensureCustomer(user)
-      const intent = await deps.stripe.paymentIntents.create(
+  /** The member's open tip with these details, or a new one. */
+  function openTip(user: UserRow, details: TipDetails): Promise<PaymentRow> {
+    return deps.repo.transaction(async (trx) => {
+      // One member's tip requests take turns here, so the second of two quick clicks finds the
+      // tip the first one opened.
+      await deps.users.lockUser(user.id, trx)
+      const open = await deps.repo.findOpenTip(user.id, details, trx)
+      if (open) return open
+      return deps.payments.insert(
         {
-          amount: amountMinor,
-          currency: input.currency.toLowerCase(),
+          user_id: user.id,
+          plan_id: null,
+          kind: 'tip',
+          provider: 'stripe',
+          status: 'pending',
+          amount_minor: details.amountMinor,
+          currency: details.currency,
+          message: details.message,
+        },
+        trx,
+      )
+    })
+  }
+
+  /**
+   * The PaymentIntent that takes this tip: made once (requests that race here send one idempotency
+   * key, so Stripe makes one), then reused while it can still be paid. Undefined when this tip is over
+   * (paid meanwhile, or cancelled at Stripe), so the caller opens a new one.
+   */
+  async function intentOf(
+    stripe: Stripe,
+    user: UserRow,
+    row: PaymentRow,
+  ): Promise<{ id: string; clientSecret: string } | undefined> {
+    if (!row.stripe_payment_intent_id) {
+      const customer = await deps.card.ensureCustomer(user)
+      const intent = await stripe.paymentIntents.create(
+        {
+          amount: row.amount_minor,
+          currency: row.currency.toLowerCase(),
           customer,
           description: 'EdgeClub tip',
           metadata: { paymentId: row.id, userId: user.id, kind: 'tip' },
@@ -62,22 +101,49 @@ export function createTipsService(deps: {
         stripe_client_secret: intent.client_secret,
         updated_at: deps.clock.now(),
       })
-      return {
-        clientSecret: intent.client_secret ?? '',
-        paymentIntentId: intent.id,
-        tipId: row.id,
-        amount: input.amount,
+      return { id: intent.id, clientSecret: intent.client_secret ?? '' }
+    }
+    const intent = await stripe.paymentIntents.retrieve(row.stripe_payment_intent_id)
+    if (REUSABLE.has(intent.status) && intent.amount === row.amount_minor)
+      return { id: intent.id, clientSecret: intent.client_secret ?? row.stripe_client_secret ?? '' }
+    const outcome = await deps.card.syncIntent(row, intent)
+    // Stripe is still settling it: a second tip of the same kind now is most likely the same one.
+    if (outcome === 'open') throw conflict(tipMessages.stillProcessing)
+    return undefined
+  }
+
+  return {
+    async create(user: UserRow, input: TipCreate): Promise<TipIntent> {
+      if (!deps.stripe)
+        throw new AppError('PAYMENT_ERROR', checkoutMessages.paymentsUnavailable, { statusCode: 503 })
+      const details: TipDetails = {
+        amountMinor: toMinorUnits(input.amount, input.currency),
         currency: input.currency,
-        message: input.message ?? '',
+        message: input.message || null,
       }
+      // The second pass finds the tip the first one closed gone, and opens a fresh one.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const row = await openTip(user, details)
+        const intent = await intentOf(deps.stripe, user, row)
+        if (intent)
+          return {
+            clientSecret: intent.clientSecret,
+            paymentIntentId: intent.id,
+            tipId: row.id,
+            amount: input.amount,
+            currency: input.currency,
+            message: input.message ?? '',
+          }
+      }
+      throw new AppError('PAYMENT_ERROR', tipMessages.created)
     },
 
     /** GET /tips/status/{id} (our tip id or its PaymentIntent id): own tips only, synced with Stripe. */
     async status(user: UserRow, id: string) {
-      const row = await deps.checkout.ownPayment(user.id, id)
+      const row = await deps.ledger.ownOrThrow(user.id, id)
       if (row.kind !== 'tip') throw notFound('Tip not found')
       if (row.status === 'pending' && row.stripe_payment_intent_id && deps.stripe) {
-        await deps.checkout.syncIntent(
+        await deps.card.syncIntent(
           row,
           await deps.stripe.paymentIntents.retrieve(row.stripe_payment_intent_id),
         )

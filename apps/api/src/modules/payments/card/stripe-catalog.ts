@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type Stripe from 'stripe'
-import type { DB, PlanRow } from '../../db/types'
+import type { DB, PlanRow } from '../../../db/types'
 
 /**
  * Each plan has a Stripe product and a price matching its amount, currency and interval. A changed
@@ -34,9 +35,11 @@ export function createStripeCatalog(deps: { db: Kysely<DB>; stripe: Stripe }) {
       if (await matches(plan)) return plan.stripe_price_id!
       let productId = plan.stripe_product_id
       if (productId) {
-        await stripe.products.update(productId, {
-          name: `EdgeClub ${plan.name}`,
-          description: plan.description || undefined,
+        const details = { name: `EdgeClub ${plan.name}`, description: plan.description || undefined }
+        // The same change sends the same key; a later edit of the name or description is a new one.
+        const version = createHash('sha256').update(JSON.stringify(details)).digest('hex').slice(0, 16)
+        await stripe.products.update(productId, details, {
+          idempotencyKey: `product-${productId}-${version}`,
         })
       } else {
         const product = await stripe.products.create(
@@ -68,7 +71,9 @@ export function createStripeCatalog(deps: { db: Kysely<DB>; stripe: Stripe }) {
         .where('id', '=', plan.id)
         .execute()
       if (previous && previous !== price.id)
-        await stripe.prices.update(previous, { active: false }).catch(() => undefined)
+        await stripe.prices
+          .update(previous, { active: false }, { idempotencyKey: `retire-${previous}` })
+          .catch(() => undefined)
       return price.id
     },
   }

@@ -1,31 +1,7 @@
-import { fromMinorUnits } from '@edgeclub/shared'
-import { z } from 'zod'
-import type { PaymentRow } from '../../db/types'
+import { fromMinorUnits, type PaymentView } from '@edgeclub/shared'
+import type { PaymentRow } from '../../../db/types'
 
-/** SPEC §3 payment record as members (and admins) read it. */
-export const PaymentViewSchema = z.object({
-  _id: z.string(),
-  id: z.string(),
-  planId: z.object({ _id: z.string(), id: z.string(), name: z.string() }).nullable(),
-  amount: z.number(),
-  amountRefunded: z.number(),
-  currency: z.string(),
-  status: z.string(),
-  provider: z.string(),
-  kind: z.string(),
-  message: z.string().nullable(),
-  failureMessage: z.string().nullable(),
-  createdAt: z.string(),
-  completedAt: z.string().nullable(),
-  stripeClientSecret: z.string().nullable(),
-  stripePaymentIntentId: z.string().nullable(),
-  /** Pending crypto payments: where the member pays, and until when. */
-  checkoutUrl: z.string().nullable(),
-  expiresAt: z.string().nullable(),
-  userEmail: z.string().optional(),
-})
-export type PaymentView = z.infer<typeof PaymentViewSchema>
-
+/** A payment row as members (and, with the email, admins) read it. */
 export function toPaymentView(
   row: PaymentRow & { plan_name: string | null; user_email?: string },
   options: { includeEmail?: boolean } = {},

@@ -1,5 +1,5 @@
-import type { PlanRow } from '../../db/types'
-import { conflict } from '../../lib/errors'
+import type { PlanRow } from '../../../db/types'
+import { conflict } from '../../../lib/errors'
 
 interface CurrentAccess {
   plan_id: string

@@ -1,5 +1,5 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
-import type { DB, PaymentRow, PaymentsTable } from '../../db/types'
+import type { DB, PaymentRow, PaymentsTable } from '../../../db/types'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -50,6 +50,14 @@ export function createPaymentsRepository(db: Kysely<DB>) {
         .selectAll()
         .where('stripe_payment_intent_id', '=', paymentIntentId)
         .forUpdate()
+        .executeTakeFirst()
+    },
+
+    findByInvoice(invoiceId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_invoice_id', '=', invoiceId)
         .executeTakeFirst()
     },
 
@@ -137,6 +145,47 @@ export function createPaymentsRepository(db: Kysely<DB>) {
             : { last_error: result.error.slice(0, 500) },
         )
         .where('id', '=', id)
+        .execute()
+    },
+
+    /**
+     * Records something a processor holds as paid that the ledger cannot match; true when it is new
+     * (a repeat sighting only moves last_seen_at).
+     */
+    async recordReconciliationIssue(issue: {
+      rail: 'card' | 'crypto'
+      objectId: string
+      kind: string
+      amountMinor: number | null
+      currency: string | null
+      detail: string
+      at: Date
+    }): Promise<boolean> {
+      const row = await db
+        .insertInto('reconciliation_issues')
+        .values({
+          rail: issue.rail,
+          object_id: issue.objectId,
+          kind: issue.kind,
+          amount_minor: issue.amountMinor,
+          currency: issue.currency,
+          detail: issue.detail,
+          first_seen_at: issue.at,
+          last_seen_at: issue.at,
+        })
+        .onConflict((oc) => oc.column('object_id').doUpdateSet({ last_seen_at: issue.at }))
+        .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+        .executeTakeFirstOrThrow()
+      return Boolean(row.inserted)
+    },
+
+    listOpenReconciliationIssues(limit: number) {
+      return db
+        .selectFrom('reconciliation_issues')
+        .selectAll()
+        .where('resolved_at', 'is', null)
+        .orderBy('first_seen_at', 'desc')
+        .limit(limit)
         .execute()
     },
 

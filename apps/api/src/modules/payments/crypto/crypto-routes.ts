@@ -1,17 +1,18 @@
-import { CreateCryptoSchema, CryptoCheckoutSchema } from '@edgeclub/shared'
-import type { FastifyPluginAsync } from 'fastify'
+import { CreateCryptoSchema, CryptoCheckoutSchema, WebhookAckSchema } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { parseBtcpayEvent, verifyBtcpaySignature } from '../../integrations/btcpay/btcpay-client'
-import { envelope, ok } from '../../lib/envelope'
-import { AppError } from '../../lib/errors'
-import { authOf } from '../../plugins/auth'
+import { parseBtcpayEvent, verifyBtcpaySignature } from '../../../integrations/btcpay/btcpay-client'
+import { envelope, ok } from '../../../lib/envelope'
+import { AppError } from '../../../lib/errors'
+import { securityEvent } from '../../../lib/security-log'
+import { WEBHOOK_ROUTE } from '../../../lib/webhook-route'
+import { authOf } from '../../../plugins/auth'
 import type { CryptoService } from './crypto-service'
 
 export const cryptoRoutes: FastifyPluginAsyncZod<{ crypto: CryptoService }> = async (app, { crypto }) => {
   app.post(
     '/payments/create-crypto',
     {
-      preHandler: app.requireAuth,
+      onRequest: app.requireAuth,
       schema: {
         tags: ['payments'],
         security: [{ bearerAuth: [] }],
@@ -29,7 +30,7 @@ export const cryptoRoutes: FastifyPluginAsyncZod<{ crypto: CryptoService }> = as
  * delivery and reads the invoice from BTCPay (its status, not the order of events, decides). 2xx only
  * after that durable write; 5xx, so BTCPay redelivers, when it fails.
  */
-export const btcpayWebhookRoutes: FastifyPluginAsync<{
+export const btcpayWebhookRoutes: FastifyPluginAsyncZod<{
   secret: string | undefined
   crypto: CryptoService
 }> = async (app, { secret, crypto }) => {
@@ -40,7 +41,14 @@ export const btcpayWebhookRoutes: FastifyPluginAsync<{
 
   app.post(
     '/webhooks/btcpay',
-    { schema: { tags: ['webhooks'], summary: 'BTCPay Server invoice events (signed)' } },
+    {
+      ...WEBHOOK_ROUTE,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'BTCPay Server invoice events (signed)',
+        response: { 200: envelope(WebhookAckSchema) },
+      },
+    },
     async (request, reply) => {
       if (!crypto.configured() || !secret)
         throw new AppError('NOT_FOUND', 'BTCPay webhooks are not configured')
@@ -49,12 +57,17 @@ export const btcpayWebhookRoutes: FastifyPluginAsync<{
         !Buffer.isBuffer(request.body) ||
         !verifyBtcpaySignature(request.body, typeof signature === 'string' ? signature : undefined, secret)
       ) {
+        securityEvent(request, 'webhook.signature.invalid', {
+          provider: 'btcpay',
+          reason: typeof signature === 'string' ? 'mismatch' : 'missing',
+        })
         throw new AppError('VALIDATION_ERROR', 'Invalid BTCPay signature')
       }
       const event = parseBtcpayEvent(request.body)
       if (!event) throw new AppError('VALIDATION_ERROR', 'The body is not a BTCPay webhook event')
-      const outcome = await crypto.handleWebhook(event)
-      return reply.status(200).send({ success: true, data: { received: true, outcome } })
+      return reply
+        .status(200)
+        .send(ok({ received: true as const, outcome: await crypto.handleWebhook(event) }))
     },
   )
 }

@@ -1,14 +1,16 @@
 import type { Transaction } from 'kysely'
-import type { DB, PaymentRow, PlanRow } from '../../db/types'
-import type { Clock } from '../../lib/clock'
-import type { PlansRepository } from '../plans/plans-repository'
-import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
+import type { DB, PaymentRow, PlanRow } from '../../../db/types'
+import type { Clock } from '../../../lib/clock'
+import type { PlansRepository } from '../../plans/plans-repository'
+import type { SubscriptionsRepository } from '../../subscriptions/subscriptions-repository'
 import type { PaymentsRepository } from './payments-repository'
 
 /**
- * The one path from "Stripe (or BTCPay) says it is paid" to access (DESIGN §5). Keyed by the Stripe
- * object id or the BTCPay invoice id and run under a row lock, so duplicate, concurrent and out-of-order calls change nothing twice:
- * a payment becomes completed once, and only that transition writes an access period.
+ * The one path from "Stripe (or BTCPay) says it is paid" to access. Keyed by the Stripe object id or
+ * the BTCPay invoice id and run under a row lock, so duplicate, concurrent and out-of-order calls
+ * change nothing twice: a payment becomes completed once, and only that transition writes an access
+ * period and records what follows it (receipt, Discord role, closing the other rail) in the outbox,
+ * inside the same transaction.
  */
 
 export type FulfilOutcome = 'fulfilled' | 'already' | 'unknown'
@@ -54,9 +56,9 @@ export function periodEnd(start: Date, plan: Pick<PlanRow, 'interval' | 'interva
   }
 }
 
-export interface FulfilmentHooks {
-  /** After commit: a payment became completed (receipts, Discord role sync...). */
-  paymentCompleted(payment: PaymentRow): Promise<void>
+export interface FulfilmentEffects {
+  /** Inside the fulfilment's transaction: records what follows a completed payment (the outbox). */
+  paymentCompleted(payment: PaymentRow, trx: Transaction<DB>): Promise<void>
 }
 
 export function createFulfilment(deps: {
@@ -64,23 +66,26 @@ export function createFulfilment(deps: {
   subscriptions: SubscriptionsRepository
   plans: PlansRepository
   clock: Clock
-  hooks: FulfilmentHooks
+  effects: FulfilmentEffects
 }) {
   const { payments, subscriptions, clock } = deps
 
-  /** Runs one fulfilment under its row lock; the hooks (emails, Discord) run only after the commit. */
+  /** Runs one fulfilment under its row lock; its effects commit with it or not at all. */
   async function settle(
     work: (trx: Transaction<DB>) => Promise<{ outcome: FulfilOutcome; payment?: PaymentRow | undefined }>,
   ): Promise<FulfilOutcome> {
-    const result = await payments.transaction(work)
-    if (result.outcome === 'fulfilled' && result.payment) await deps.hooks.paymentCompleted(result.payment)
-    return result.outcome
+    return payments.transaction(async (trx) => {
+      const result = await work(trx)
+      if (result.outcome === 'fulfilled' && result.payment)
+        await deps.effects.paymentCompleted(result.payment, trx)
+      return result.outcome
+    })
   }
 
   return {
     /**
      * A settled BTCPay invoice: one period of the plan. Crypto does not renew by itself, so paying again
-     * for the same plan while it still runs extends it from its end (docs/decisions/009).
+     * for the same plan while it still runs extends it from its end (docs/decisions/009-crypto-renewal.md).
      */
     async fulfilCrypto(invoiceId: string): Promise<FulfilOutcome> {
       const now = clock.now()

@@ -1,23 +1,22 @@
 import { type CryptoCheckout, cryptoMessages, fromMinorUnits, minorUnitDigits, site } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { PaymentRow, PlanRow, UserRow } from '../../db/types'
+import type { PaymentRow, PlanRow, UserRow } from '../../../db/types'
 import {
   type BtcpayClient,
   BtcpayError,
   type BtcpayInvoice,
   type BtcpayWebhookEvent,
-} from '../../integrations/btcpay/btcpay-client'
-import type { MailMessage } from '../../integrations/mail/mailer'
-import { renderEmail } from '../../integrations/mail/templates'
-import { addMs, type Clock, DAY, MINUTE } from '../../lib/clock'
-import { AppError, conflict } from '../../lib/errors'
-import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
-import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
-import type { CheckoutService } from './checkout-service'
-import type { Fulfilment } from './fulfilment'
-import type { PaymentsRepository } from './payments-repository'
-import { assertCanBuy } from './purchase-rules'
-import { RECONCILE_AFTER } from './reconciliation'
+} from '../../../integrations/btcpay/btcpay-client'
+import { renderEmail } from '../../../integrations/mail/templates'
+import type { Jobs } from '../../../jobs/job-runner'
+import { addMs, type Clock, DAY, MINUTE } from '../../../lib/clock'
+import { AppError, conflict } from '../../../lib/errors'
+import type { PlansService } from '../../plans/plans-service'
+import type { SubscriptionsRepository } from '../../subscriptions/subscriptions-repository'
+import type { Fulfilment } from '../ledger/fulfilment'
+import type { PaymentsRepository } from '../ledger/payments-repository'
+import { assertCanBuy } from '../ledger/purchase-rules'
+import { RECONCILE_AFTER, type ReconciliationSource } from '../ledger/reconciliation'
 
 /** How long a member has to pay a crypto invoice. */
 export const INVOICE_MINUTES = 30
@@ -29,7 +28,7 @@ export const REMINDER_BEFORE = 3 * DAY
 export type SyncOutcome = 'fulfilled' | 'already' | 'failed' | 'open' | 'unknown'
 
 /**
- * Crypto through BTCPay Server (issue 7): an invoice for our plan's price, a pending payment with
+ * Crypto through BTCPay Server: an invoice for our plan's price, a pending payment with
  * provider 'crypto', and the same fulfilment as a card once BTCPay says the invoice settled. BTCPay is
  * the truth for crypto money: webhooks and reconciliation only tell us when to ask it.
  */
@@ -38,11 +37,10 @@ export function createCryptoService(deps: {
   storeId: string | undefined
   payments: PaymentsRepository
   subscriptions: SubscriptionsRepository
-  access: SubscriptionsService
-  checkout: CheckoutService
+  plans: PlansService
   fulfilment: Fulfilment
   users: { findUserById(id: string): Promise<UserRow | undefined> }
-  email: { enqueue(message: MailMessage): Promise<void> }
+  jobs: Jobs
   clock: Clock
   appOrigin: string
   log: FastifyBaseLogger
@@ -152,8 +150,8 @@ export function createCryptoService(deps: {
     /** POST /payments/create-crypto: an invoice for the plan's price (never the client's), reused while open. */
     async createCheckout(user: UserRow, planId: string, attempt = 0): Promise<CryptoCheckout> {
       const btcpay = btcpayOrThrow()
-      const plan = await deps.checkout.activePlan(planId)
-      assertCanBuy(await deps.access.currentAccess(user.id), plan, 'crypto')
+      const plan = await deps.plans.onSaleOrThrow(planId)
+      assertCanBuy(await deps.subscriptions.currentAccess(user.id, clock.now()), plan, 'crypto')
       const created = await payments.insertPendingCheckout({
         user_id: user.id,
         plan_id: plan.id,
@@ -243,28 +241,30 @@ export function createCryptoService(deps: {
     },
 
     /** A lost webhook loses nothing: crypto payments pending for a while are settled by asking BTCPay. */
-    async reconcile(): Promise<number> {
-      if (!deps.btcpay) return 0
-      let settled = 0
-      for (const payment of await payments.listStalePendingCrypto(
-        addMs(clock.now(), -RECONCILE_AFTER),
-        100,
-      )) {
-        try {
-          const outcome = await syncInvoice(await deps.btcpay.getInvoice(payment.btcpay_invoice_id!))
-          // Still open: look again next time, not on every run.
-          if (outcome === 'open') await payments.update(payment.id, { updated_at: clock.now() })
-          else settled += 1
-        } catch (error) {
-          log.warn(
-            { paymentId: payment.id, reason: error instanceof Error ? error.message : String(error) },
-            'crypto reconciliation failed for a payment',
-          )
+    reconciliation: {
+      rail: 'crypto',
+      async reconcile() {
+        if (!deps.btcpay) return { checked: 0, settled: 0 }
+        const btcpay = deps.btcpay
+        let settled = 0
+        const stale = await payments.listStalePendingCrypto(addMs(clock.now(), -RECONCILE_AFTER), 100)
+        for (const payment of stale) {
+          try {
+            const outcome = await syncInvoice(await btcpay.getInvoice(payment.btcpay_invoice_id!))
+            // Still open: look again next time, not on every run.
+            if (outcome === 'open') await payments.update(payment.id, { updated_at: clock.now() })
+            else settled += 1
+          } catch (error) {
+            log.warn(
+              { paymentId: payment.id, reason: error instanceof Error ? error.message : String(error) },
+              'crypto reconciliation failed for a payment',
+            )
+          }
         }
-      }
-      if (settled > 0) log.info({ settled }, 'crypto reconciliation settled payments a webhook did not')
-      return settled
-    },
+        if (settled > 0) log.info({ settled }, 'crypto reconciliation settled payments a webhook did not')
+        return { checked: stale.length, settled }
+      },
+    } satisfies ReconciliationSource,
 
     /** 3 days before a crypto-paid period ends: one reminder email per period (the end date is the key). */
     async sendRenewalReminders(): Promise<number> {
@@ -275,19 +275,27 @@ export function createCryptoService(deps: {
         const user = await deps.users.findUserById(row.user_id)
         if (!user || !row.end_date) continue
         const endDate = new Date(row.end_date)
-        await deps.email.enqueue({
-          to: user.email,
-          ...renderEmail({
-            subject: `Your ${site.name} ${row.plan_name} plan ends on ${endDate.toISOString().slice(0, 10)}`,
-            heading: 'Time to renew',
-            paragraphs: [
-              `Hi ${user.first_name},`,
-              `Crypto payments do not renew by themselves. Your ${row.plan_name} plan ends on ${endDate.toUTCString().slice(0, 16)}; renew now and the new period starts when this one ends.`,
-            ],
-            action: { label: 'Renew with crypto', url: `${deps.appOrigin}/dashboard?tab=subscription` },
-          }),
+        await deps.subscriptions.transaction(async (trx) => {
+          await deps.jobs.enqueue(
+            'email',
+            {
+              message: {
+                to: user.email,
+                ...renderEmail({
+                  subject: `Your ${site.name} ${row.plan_name} plan ends on ${endDate.toISOString().slice(0, 10)}`,
+                  heading: 'Time to renew',
+                  paragraphs: [
+                    `Hi ${user.first_name},`,
+                    `Crypto payments do not renew by themselves. Your ${row.plan_name} plan ends on ${endDate.toUTCString().slice(0, 16)}; renew now and the new period starts when this one ends.`,
+                  ],
+                  action: { label: 'Renew with crypto', url: `${deps.appOrigin}/dashboard?tab=subscription` },
+                }),
+              },
+            },
+            { trx, key: `crypto-reminder:${row.id}:${endDate.valueOf()}` },
+          )
+          await deps.subscriptions.update(row.id, { renewal_reminder_for: endDate, updated_at: now }, trx)
         })
-        await deps.subscriptions.update(row.id, { renewal_reminder_for: endDate, updated_at: now })
         sent += 1
       }
       return sent

@@ -1,50 +1,39 @@
-import { checkoutMessages, fromMinorUnits, type Plan } from '@edgeclub/shared'
-import type { FastifyBaseLogger } from 'fastify'
+import { checkoutMessages, fromMinorUnits, type PaymentIntent } from '@edgeclub/shared'
 import type Stripe from 'stripe'
-import type { PaymentRow, PlanRow, UserRow } from '../../db/types'
-import type { Clock } from '../../lib/clock'
-import { addMs, DAY } from '../../lib/clock'
-import { AppError, badRequest, conflict, notFound } from '../../lib/errors'
-import { isUuid } from '../../lib/ids'
-import type { AuthRepository } from '../auth/auth-repository'
-import type { PlansRepository } from '../plans/plans-repository'
-import { toPlan } from '../plans/plans-service'
-import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
-import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
-import type { Fulfilment, FulfilOutcome } from './fulfilment'
-import type { PaymentsRepository } from './payments-repository'
-import { assertCanBuy } from './purchase-rules'
+import type { PaymentRow, PlanRow, UserRow } from '../../../db/types'
+import type { Clock } from '../../../lib/clock'
+import { AppError, badRequest, conflict, notFound } from '../../../lib/errors'
+import type { AuthRepository } from '../../auth/auth-repository'
+import type { PlansRepository } from '../../plans/plans-repository'
+import { type PlansService, toPlan } from '../../plans/plans-service'
+import type { SubscriptionsRepository } from '../../subscriptions/subscriptions-repository'
+import type { Fulfilment, FulfilOutcome } from '../ledger/fulfilment'
+import type { PaymentsRepository } from '../ledger/payments-repository'
+import type { PaymentsService } from '../ledger/payments-service'
+import { assertCanBuy } from '../ledger/purchase-rules'
 import type { StripeCatalog } from './stripe-catalog'
 import { idOf, invoicePaymentIntentId, toPaidInvoice } from './stripe-objects'
 
-/** SPEC §3 payment intent, plus our payment id and the plan being bought. */
-export interface PaymentIntentView {
-  clientSecret: string
-  paymentIntentId: string
-  amount: number
-  currency: string
-  paymentId: string
-  plan: Plan | null
-}
+/** PaymentIntent statuses in which the member can still pay it, so a new attempt reuses it. */
+export const REUSABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action'])
 
-const REUSABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action'])
-
-export function createCheckoutService(deps: {
+/**
+ * Paying by card through Stripe: a PaymentIntent for lifetime plans, a Stripe Billing subscription for
+ * renewing plans. Stripe, never the browser, says whether a payment went through; what it says goes
+ * through the ledger's one fulfilment. Everything else that talks to Stripe about money (renewal
+ * switches, refunds) is here too, so the rest of the app reaches Stripe only through this service.
+ */
+export function createCardCheckoutService(deps: {
   stripe: Stripe | undefined
   catalog: StripeCatalog | undefined
   payments: PaymentsRepository
+  ledger: PaymentsService
   subscriptions: SubscriptionsRepository
-  access: SubscriptionsService
-  plans: PlansRepository
+  plans: PlansService
+  plansRepo: PlansRepository
   users: AuthRepository
   fulfilment: Fulfilment
   clock: Clock
-  graceDays: number
-  log: FastifyBaseLogger
-  hooks: {
-    renewalFailed(subscriptionId: string, graceUntil: Date): Promise<void>
-    cancelled(subscriptionId: string): Promise<void>
-  }
 }) {
   const { payments, clock } = deps
 
@@ -68,7 +57,7 @@ export function createCheckoutService(deps: {
     return customer.id
   }
 
-  const view = (row: PaymentRow, plan: PlanRow | undefined): PaymentIntentView => ({
+  const view = (row: PaymentRow, plan: PlanRow | undefined): PaymentIntent => ({
     clientSecret: row.stripe_client_secret ?? '',
     paymentIntentId: row.stripe_payment_intent_id ?? '',
     amount: fromMinorUnits(row.amount_minor, row.currency),
@@ -129,7 +118,7 @@ export function createCheckoutService(deps: {
     return row
   }
 
-  async function startCheckout(user: UserRow, plan: PlanRow, attempt = 0): Promise<PaymentIntentView> {
+  async function startCheckout(user: UserRow, plan: PlanRow, attempt = 0): Promise<PaymentIntent> {
     const stripe = stripeOrThrow()
     const row = await openCheckout(user, plan)
 
@@ -197,41 +186,25 @@ export function createCheckoutService(deps: {
     return view(updated ?? row, plan)
   }
 
-  async function activePlan(planId: string): Promise<PlanRow> {
-    const plan = isUuid(planId) ? await deps.plans.findById(planId) : undefined
-    if (!plan?.is_active || plan.archived_at) throw notFound(checkoutMessages.planNotFound)
-    return plan
-  }
-
-  async function ownPayment(userId: string, id: string): Promise<PaymentRow> {
-    const row = isUuid(id) ? await payments.findById(id) : await payments.findByPaymentIntent(id)
-    if (!row || row.user_id !== userId) throw notFound('Payment not found')
-    return row
-  }
-
   return {
     syncIntent,
     ensureCustomer,
-    ownPayment,
-    activePlan,
+    configured: () => Boolean(deps.stripe),
 
     /**
      * POST /payments/create-intent and /subscriptions/create. While a member has access, another
-     * plan is refused (see docs/decisions/007); upgrading to lifetime is the exception.
+     * plan is refused (docs/decisions/007-one-plan-at-a-time.md); upgrading to lifetime is the exception.
      */
-    async createIntent(
-      user: UserRow,
-      input: { planId: string; currency: string },
-    ): Promise<PaymentIntentView> {
-      const plan = await activePlan(input.planId)
+    async createIntent(user: UserRow, input: { planId: string; currency: string }): Promise<PaymentIntent> {
+      const plan = await deps.plans.onSaleOrThrow(input.planId)
       if (input.currency !== plan.currency) throw badRequest(`This plan is priced in ${plan.currency}`)
-      assertCanBuy(await deps.access.currentAccess(user.id), plan, 'card')
+      assertCanBuy(await deps.subscriptions.currentAccess(user.id, clock.now()), plan, 'card')
       return startCheckout(user, plan)
     },
 
     /** POST /payments/confirm: asks Stripe (never the browser) whether the payment went through. */
     async confirm(user: UserRow, paymentIntentId: string) {
-      const row = await ownPayment(user.id, paymentIntentId)
+      const row = await deps.ledger.ownOrThrow(user.id, paymentIntentId)
       if (!row.stripe_payment_intent_id) throw notFound('Payment not found')
       const intent = await stripeOrThrow().paymentIntents.retrieve(row.stripe_payment_intent_id)
       await syncIntent(row, intent)
@@ -250,7 +223,12 @@ export function createCheckoutService(deps: {
       if (row.stripe_payment_intent_id && deps.stripe) {
         const intent = await deps.stripe.paymentIntents.retrieve(row.stripe_payment_intent_id)
         if (!REUSABLE.has(intent.status)) return
-        if (row.stripe_subscription_id) await deps.stripe.subscriptions.cancel(row.stripe_subscription_id)
+        if (row.stripe_subscription_id)
+          await deps.stripe.subscriptions.cancel(
+            row.stripe_subscription_id,
+            {},
+            { idempotencyKey: `abandon-${row.id}` },
+          )
         else await deps.stripe.paymentIntents.cancel(intent.id, {}, { idempotencyKey: `abandon-${row.id}` })
       }
       await payments.updatePending(row.id, {
@@ -261,15 +239,15 @@ export function createCheckoutService(deps: {
     },
 
     /** POST /payments/retry/{id}: a fresh way to pay one's own pending or failed payment. */
-    async retry(user: UserRow, id: string): Promise<PaymentIntentView> {
-      const row = await ownPayment(user.id, id)
+    async retry(user: UserRow, id: string): Promise<PaymentIntent> {
+      const row = await deps.ledger.ownOrThrow(user.id, id)
       if (row.status !== 'pending' && row.status !== 'failed')
         throw badRequest('Only a pending or failed payment can be paid again')
       if (row.provider !== 'stripe') throw badRequest('This payment is not a card payment')
-      const plan = row.plan_id ? await deps.plans.findById(row.plan_id) : undefined
-      // Paying a plan checkout again is buying that plan: the one-plan rule applies (docs/decisions/007).
+      const plan = row.plan_id ? await deps.plansRepo.findById(row.plan_id) : undefined
+      // Paying a plan checkout again is buying that plan: the one-plan rule applies.
       if (plan && (row.kind === 'subscription' || row.kind === 'lifetime'))
-        assertCanBuy(await deps.access.currentAccess(user.id), plan, 'card')
+        assertCanBuy(await deps.subscriptions.currentAccess(user.id, clock.now()), plan, 'card')
       const stripe = stripeOrThrow()
       if (row.stripe_payment_intent_id) {
         const intent = await stripe.paymentIntents.retrieve(row.stripe_payment_intent_id)
@@ -292,75 +270,58 @@ export function createCheckoutService(deps: {
       return this.createIntent(user, { planId: plan.id, currency: plan.currency })
     },
 
-    /** PUT /subscriptions/{id}/cancel: stops renewal; access lasts until the end of the paid period. */
-    async cancel(user: UserRow, subscriptionId: string) {
-      const row = await deps.access.ownOrThrow(user.id, subscriptionId)
-      deps.access.assertCancellable(row)
+    /**
+     * Switches a Stripe subscription's renewal off (cancel at period end) or back on. The key names
+     * the row's version, so a double click is one change and a later switch is a new one.
+     */
+    async setRenewal(
+      subscription: { id: string; stripe_subscription_id: string | null; updated_at: Date },
+      renew: boolean,
+    ): Promise<void> {
+      if (!subscription.stripe_subscription_id) return
       await stripeOrThrow().subscriptions.update(
-        row.stripe_subscription_id!,
-        { cancel_at_period_end: true },
-        { idempotencyKey: `cancel-${row.id}-${row.updated_at.valueOf()}` },
+        subscription.stripe_subscription_id,
+        { cancel_at_period_end: !renew },
+        {
+          idempotencyKey: `${renew ? 'resume' : 'cancel'}-${subscription.id}-${subscription.updated_at.valueOf()}`,
+        },
       )
-      // Stripe's event about this change may land first; whichever marks the row sends the notice.
-      const marked = await deps.subscriptions.markCancelling(row.id, clock.now())
-      if (marked) await deps.hooks.cancelled(row.id)
-      return marked ?? (await deps.subscriptions.findById(row.id))
     },
 
-    /** POST /subscriptions/{id}/renew: resume a cancelling subscription, or check out again an ended one. */
-    async renew(
-      user: UserRow,
-      subscriptionId: string,
-    ): Promise<{ resumed: true } | { paymentIntent: PaymentIntentView }> {
-      const row = await deps.access.ownOrThrow(user.id, subscriptionId)
-      const now = clock.now()
-      const live = row.status === 'active' && (!row.end_date || new Date(row.end_date) > now)
-      if (live && row.cancel_at_period_end && row.stripe_subscription_id) {
-        await stripeOrThrow().subscriptions.update(
-          row.stripe_subscription_id,
-          { cancel_at_period_end: false },
-          { idempotencyKey: `resume-${row.id}-${row.updated_at.valueOf()}` },
-        )
-        await deps.subscriptions.update(row.id, {
-          cancel_at_period_end: false,
-          cancelled_at: null,
-          updated_at: now,
-        })
-        return { resumed: true }
-      }
-      if (live) throw badRequest('This subscription is active and set to renew already')
-      const plan = await deps.plans.findById(row.plan_id)
-      if (!plan) throw notFound(checkoutMessages.planNotFound)
-      return { paymentIntent: await this.createIntent(user, { planId: plan.id, currency: plan.currency }) }
+    /** Ends a Stripe subscription now (its access ended here, e.g. by a full refund). */
+    async cancelStripeSubscription(stripeSubscriptionId: string): Promise<void> {
+      const stripe = stripeOrThrow()
+      const current = await stripe.subscriptions.retrieve(stripeSubscriptionId)
+      if (current.status === 'canceled' || current.status === 'incomplete_expired') return
+      await stripe.subscriptions.cancel(
+        stripeSubscriptionId,
+        {},
+        { idempotencyKey: `end-${stripeSubscriptionId}` },
+      )
     },
 
-    /** A failed renewal: past due, with a grace period, then no access (the expiry job ends it). */
-    async markRenewalFailed(stripeSubscriptionId: string, invoice: Stripe.Invoice) {
-      const local = await deps.subscriptions.findByStripeId(stripeSubscriptionId)
-      if (!local || local.status === 'expired' || local.status === 'cancelled') return
-      const now = clock.now()
-      await payments.insertForInvoiceIfMissing({
-        user_id: local.user_id,
-        plan_id: local.plan_id,
-        kind: 'renewal',
-        provider: 'stripe',
-        status: 'failed',
-        amount_minor: invoice.amount_due,
-        currency: invoice.currency.toUpperCase(),
-        stripe_invoice_id: invoice.id,
-        stripe_subscription_id: stripeSubscriptionId,
-        stripe_payment_intent_id: invoicePaymentIntentId(invoice),
-        failure_message: 'Your renewal payment was declined',
+    /**
+     * A full or partial refund of a card payment through Stripe. The ledger's bookkeeping runs now,
+     * not only when Stripe's charge.refunded event lands (both paths are the same, and safe to repeat).
+     */
+    async refund(payment: PaymentRow, amountMinor: number, reason: string | undefined) {
+      const stripe = stripeOrThrow()
+      const refund = await stripe.refunds.create(
+        {
+          payment_intent: payment.stripe_payment_intent_id!,
+          amount: amountMinor,
+          metadata: { paymentId: payment.id, reason: reason ?? '' },
+        },
+        { idempotencyKey: `refund-${payment.id}-${payment.amount_refunded_minor}-${amountMinor}` },
+      )
+      const chargeId = idOf(refund.charge)
+      if (!chargeId) return
+      const charge = await stripe.charges.retrieve(chargeId)
+      await deps.ledger.applyRefund(payment.id, {
+        amountRefundedMinor: charge.amount_refunded,
+        full: charge.amount_refunded >= charge.amount,
       })
-      if (local.status === 'past_due') return
-      const graceUntil = addMs(local.end_date ? new Date(local.end_date) : now, deps.graceDays * DAY)
-      await deps.subscriptions.update(local.id, {
-        status: 'past_due',
-        grace_until: graceUntil,
-        updated_at: now,
-      })
-      await deps.hooks.renewalFailed(local.id, graceUntil)
     },
   }
 }
-export type CheckoutService = ReturnType<typeof createCheckoutService>
+export type CardCheckoutService = ReturnType<typeof createCardCheckoutService>

@@ -1,0 +1,243 @@
+import { type Kysely, sql, type Transaction } from 'kysely'
+import type { DB, SignalLedgerRow, SignalRow } from '../../db/types'
+import { hasAccessAt } from '../subscriptions/access-rule'
+
+type Executor = Kysely<DB> | Transaction<DB>
+
+/** One advisory lock serializes appends, so the chain has exactly one entry per sequence number. */
+const LEDGER_LOCK = 7_431_001
+
+export interface NewSignal {
+  id: string
+  kind: 'pick' | 'signal'
+  content: Record<string, unknown>
+  salt: string
+  commitment: string
+  category: string
+  startsAt: Date | null
+  expiresAt: Date | null
+  stake: number
+  publishedSeq: number
+  publishedBy: string | null
+  publishedAt: Date
+}
+
+export interface NewLedgerEntry {
+  seq: number
+  type: 'publish' | 'settle' | 'void'
+  signalId: string
+  at: string
+  prevHash: string
+  hash: string
+  data: Record<string, unknown>
+}
+
+export function createSignalsRepository(db: Kysely<DB>) {
+  return {
+    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+
+    /** Taken inside the transaction that appends: held until it commits or rolls back. */
+    async lockLedger(trx: Transaction<DB>): Promise<void> {
+      await sql`select pg_advisory_xact_lock(${LEDGER_LOCK})`.execute(trx)
+    },
+
+    head(trx: Executor = db): Promise<Pick<SignalLedgerRow, 'seq' | 'hash'> | undefined> {
+      return trx
+        .selectFrom('signal_ledger')
+        .select(['seq', 'hash'])
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+    },
+
+    async appendEntry(entry: NewLedgerEntry, trx: Transaction<DB>): Promise<void> {
+      await trx
+        .insertInto('signal_ledger')
+        .values({
+          seq: entry.seq,
+          type: entry.type,
+          signal_id: entry.signalId,
+          at: entry.at,
+          prev_hash: entry.prevHash,
+          hash: entry.hash,
+          data: JSON.stringify(entry.data),
+        })
+        .execute()
+    },
+
+    async insertSignal(signal: NewSignal, trx: Transaction<DB>): Promise<SignalRow> {
+      return trx
+        .insertInto('signals')
+        .values({
+          id: signal.id,
+          kind: signal.kind,
+          content: JSON.stringify(signal.content),
+          salt: signal.salt,
+          commitment: signal.commitment,
+          category: signal.category,
+          starts_at: signal.startsAt,
+          expires_at: signal.expiresAt,
+          stake: signal.stake,
+          published_seq: signal.publishedSeq,
+          published_by: signal.publishedBy,
+          published_at: signal.publishedAt,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+
+    findById(id: string, trx: Executor = db): Promise<SignalRow | undefined> {
+      return trx.selectFrom('signals').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    findByIdForUpdate(id: string, trx: Transaction<DB>): Promise<SignalRow | undefined> {
+      return trx.selectFrom('signals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    close(
+      id: string,
+      outcome:
+        | {
+            status: 'settled'
+            result: 'won' | 'lost' | 'push' | 'closed'
+            profitUnits: number
+            exitPrice: number | null
+          }
+        | { status: 'void'; reason: string },
+      by: string | null,
+      at: Date,
+      trx: Transaction<DB>,
+    ): Promise<SignalRow> {
+      return trx
+        .updateTable('signals')
+        .set(
+          outcome.status === 'settled'
+            ? {
+                status: 'settled',
+                result: outcome.result,
+                profit_units: outcome.profitUnits,
+                exit_price: outcome.exitPrice,
+                settled_by: by,
+                settled_at: at,
+              }
+            : { status: 'void', void_reason: outcome.reason, settled_by: by, settled_at: at },
+        )
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+
+    /** Newest first by publication; `before` is a publication sequence number (the cursor). */
+    list(query: { before?: number; limit: number; kind?: 'pick' | 'signal'; category?: string }) {
+      let select = db.selectFrom('signals').selectAll().orderBy('published_seq', 'desc').limit(query.limit)
+      if (query.before) select = select.where('published_seq', '<', query.before)
+      if (query.kind) select = select.where('kind', '=', query.kind)
+      if (query.category) select = select.where(sql`lower(category)`, '=', query.category.toLowerCase())
+      return select.execute()
+    },
+
+    /** Signals with the ledger position of their settlement or void, for the record. */
+    listClosed(since: Date | undefined) {
+      let select = db
+        .selectFrom('signals')
+        .innerJoin('signal_ledger', (join) =>
+          join
+            .onRef('signal_ledger.signal_id', '=', 'signals.id')
+            .on('signal_ledger.type', 'in', ['settle', 'void']),
+        )
+        .selectAll('signals')
+        .select(['signal_ledger.seq as closed_seq', 'signal_ledger.at as closed_at'])
+        .where('signals.status', 'in', ['settled', 'void'])
+        .orderBy('signal_ledger.seq')
+      if (since) select = select.where('signals.published_at', '>=', since)
+      return select.execute()
+    },
+
+    listOpen(limit: number) {
+      return db
+        .selectFrom('signals')
+        .selectAll()
+        .where('status', '=', 'open')
+        .orderBy('published_seq', 'desc')
+        .limit(limit)
+        .execute()
+    },
+
+    /** Open trading signals on the given instruments: the price feed may settle them. */
+    listOpenTrades(instruments: readonly string[]) {
+      return db
+        .selectFrom('signals')
+        .selectAll()
+        .where('status', '=', 'open')
+        .where('kind', '=', 'signal')
+        .where('category', 'in', [...instruments])
+        .execute()
+    },
+
+    entriesAfter(after: number, limit: number, trx: Executor = db): Promise<SignalLedgerRow[]> {
+      return trx
+        .selectFrom('signal_ledger')
+        .selectAll()
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(limit)
+        .execute()
+    },
+
+    entry(seq: number): Promise<SignalLedgerRow | undefined> {
+      return db.selectFrom('signal_ledger').selectAll().where('seq', '=', seq).executeTakeFirst()
+    },
+
+    findManyByIds(ids: string[]): Promise<SignalRow[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('signals').selectAll().where('id', 'in', ids).execute()
+    },
+
+    /** Members who asked for email updates, have access now and are not disabled. */
+    listSubscribersWithAccess(now: Date, trx: Executor = db) {
+      return trx
+        .selectFrom('users')
+        .select(['users.id', 'users.email', 'users.first_name'])
+        .where('users.email_updates', '=', true)
+        .where('users.disabled_at', 'is', null)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('subscriptions')
+              .select('subscriptions.id')
+              .whereRef('subscriptions.user_id', '=', 'users.id')
+              .where((inner) => hasAccessAt(inner, now)),
+          ),
+        )
+        .execute()
+    },
+
+    /** Of these users, the ones with access now (one query, whatever the number of readers). */
+    async usersWithAccess(userIds: string[], now: Date): Promise<Set<string>> {
+      if (userIds.length === 0) return new Set()
+      const rows = await db
+        .selectFrom('subscriptions')
+        .select('subscriptions.user_id')
+        .distinct()
+        .where('subscriptions.user_id', 'in', userIds)
+        .where((eb) => hasAccessAt(eb, now))
+        .execute()
+      return new Set(rows.map((row) => row.user_id))
+    },
+
+    /** Of these sessions, the ones still signed in (not revoked, user not disabled). */
+    async liveSessions(sessionIds: string[]): Promise<Set<string>> {
+      if (sessionIds.length === 0) return new Set()
+      const rows = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select('sessions.id')
+        .where('sessions.id', 'in', sessionIds)
+        .where('sessions.revoked_at', 'is', null)
+        .where('users.disabled_at', 'is', null)
+        .execute()
+      return new Set(rows.map((row) => row.id))
+    },
+  }
+}
+export type SignalsRepository = ReturnType<typeof createSignalsRepository>

@@ -1,0 +1,244 @@
+import {
+  LedgerPageSchema,
+  LedgerQuerySchema,
+  RecordQuerySchema,
+  RecordSchema,
+  SettleSignalSchema,
+  SignalInputSchema,
+  SignalPageSchema,
+  SignalsQuerySchema,
+  SignalViewSchema,
+  text,
+  VoidSignalSchema,
+} from '@edgeclub/shared'
+import type { FastifyReply } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { toCsv } from '../../lib/csv'
+import { envelope, ok } from '../../lib/envelope'
+import { authOf } from '../../plugins/auth'
+import type { Audit } from '../admin/audit'
+import { audited } from '../admin/audited'
+import type { SignalStream } from './signal-stream'
+import type { SignalsService } from './signals-service'
+
+const IdParams = z.object({ id: text().min(1).max(64) })
+
+/** The signal room for members and its authors (admins and analysts). */
+export const signalRoutes: FastifyPluginAsyncZod<{
+  signals: SignalsService
+  stream: SignalStream
+  audit: Audit
+}> = async (app, { signals, stream, audit }) => {
+  const tags = ['signals']
+  const security = [{ bearerAuth: [] }]
+
+  app.post(
+    '/signals',
+    {
+      onRequest: app.requireSignalAuthor,
+      schema: {
+        tags,
+        security,
+        summary: 'Publish a pick or a trading signal (admins and analysts); it can never change afterwards',
+        body: SignalInputSchema,
+        response: { 201: envelope(SignalViewSchema) },
+      },
+    },
+    async (request, reply) => {
+      const signal = await audited(
+        audit,
+        request,
+        {
+          action: 'signal.publish',
+          targetType: 'signal',
+          targetId: (signal) => signal.id,
+          details: { kind: request.body.kind },
+        },
+        () => signals.publish(authOf(request).user, request.body),
+      )
+      return reply.status(201).send(ok(signal, 'Signal published'))
+    },
+  )
+
+  app.post(
+    '/signals/:id/settle',
+    {
+      onRequest: app.requireSignalAuthor,
+      schema: {
+        tags,
+        security,
+        summary: 'Settle a pick (won, lost, push) after its start, or a trading signal at its exit price',
+        params: IdParams,
+        body: SettleSignalSchema,
+        response: { 200: envelope(SignalViewSchema) },
+      },
+    },
+    async (request) =>
+      ok(
+        await audited(
+          audit,
+          request,
+          {
+            action: 'signal.settle',
+            targetType: 'signal',
+            targetId: request.params.id,
+            details: { ...request.body },
+          },
+          () => signals.settle(authOf(request).user, request.params.id, request.body),
+        ),
+        'Signal settled',
+      ),
+  )
+
+  app.post(
+    '/signals/:id/void',
+    {
+      onRequest: app.requireSignalAuthor,
+      schema: {
+        tags,
+        security,
+        summary: 'Void a signal with a reason (a mistake is corrected by voiding and publishing anew)',
+        params: IdParams,
+        body: VoidSignalSchema,
+        response: { 200: envelope(SignalViewSchema) },
+      },
+    },
+    async (request) =>
+      ok(
+        await audited(
+          audit,
+          request,
+          {
+            action: 'signal.void',
+            targetType: 'signal',
+            targetId: request.params.id,
+            details: { reason: request.body.reason },
+          },
+          () => signals.void(authOf(request).user, request.params.id, request.body.reason),
+        ),
+        'Signal voided',
+      ),
+  )
+
+  app.get(
+    '/signals',
+    {
+      onRequest: app.requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Signals, newest first: full content for members with access, the public view otherwise',
+        querystring: SignalsQuerySchema,
+        response: { 200: envelope(SignalPageSchema) },
+      },
+    },
+    async (request) => ok(await signals.list(authOf(request).user, request.query)),
+  )
+
+  app.get(
+    '/signals/stream',
+    {
+      onRequest: app.requireAuth,
+      schema: {
+        tags,
+        security,
+        summary:
+          'Live signals as server-sent events (event "signal", data a SignalEvent); send the token in the Authorization header',
+        produces: ['text/event-stream'],
+        response: {
+          200: z
+            .string()
+            .describe(
+              'event: signal, data: a SignalEvent (published, settled or voided), one per ledger entry',
+            ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { user, sessionId } = authOf(request)
+      const staff = user.role === 'admin' || user.role === 'analyst'
+      reply.hijack()
+      reply.raw.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        // Proxies such as nginx must pass events through as they come.
+        'x-accel-buffering': 'no',
+      })
+      stream.add({ userId: user.id, sessionId, staff }, reply.raw)
+    },
+  )
+}
+
+/** The public, verifiable record: anyone may read it, without signing in. */
+export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = async (app, { signals }) => {
+  const tags = ['record']
+
+  app.get(
+    '/record',
+    {
+      schema: {
+        tags,
+        summary:
+          'The verified record: counts, win rate, units, ROI overall, per kind, category and month; the chain head',
+        querystring: RecordQuerySchema,
+        response: { 200: envelope(RecordSchema) },
+      },
+    },
+    async (request, reply) => {
+      const { json, etag } = await signals.recordResponse(
+        request.query.since ? new Date(request.query.since) : undefined,
+      )
+      reply.header('etag', etag).header('cache-control', 'public, max-age=5, stale-while-revalidate=30')
+      if (request.headers['if-none-match'] === etag) return (reply as FastifyReply).code(304).send()
+      return reply.type('application/json; charset=utf-8').send(json as never)
+    },
+  )
+
+  app.get(
+    '/record/ledger',
+    {
+      schema: {
+        tags,
+        summary: 'The ledger entries in order after `after` (JSON, or CSV with format=csv)',
+        querystring: LedgerQuerySchema,
+        response: { 200: envelope(LedgerPageSchema) },
+      },
+    },
+    async (request, reply) => {
+      const page = await signals.ledger(request.query.after, request.query.limit)
+      if (request.query.format === 'csv') {
+        return (reply as FastifyReply)
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="edgeclub-ledger.csv"')
+          .send(
+            toCsv(page.entries, [
+              { header: 'seq', value: (entry) => entry.seq },
+              { header: 'type', value: (entry) => entry.type },
+              { header: 'signalId', value: (entry) => entry.signalId },
+              { header: 'at', value: (entry) => entry.at },
+              { header: 'prevHash', value: (entry) => entry.prevHash },
+              { header: 'hash', value: (entry) => entry.hash },
+              { header: 'data', value: (entry) => JSON.stringify(entry.data) },
+            ]),
+          )
+      }
+      return ok(page)
+    },
+  )
+
+  app.get(
+    '/record/signals/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One signal: public metadata and commitment; its content and salt once settled or void',
+        params: IdParams,
+        response: { 200: envelope(SignalViewSchema) },
+      },
+    },
+    async (request) => ok(await signals.publicSignal(request.params.id)),
+  )
+}

@@ -1,0 +1,387 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import {
+  AUTO_SETTLED_INSTRUMENTS,
+  commitmentPreimage,
+  entryPreimage,
+  GENESIS_HASH,
+  type LedgerEntry,
+  type MarketPrices,
+  type PickContent,
+  pickProfit,
+  type SettleSignal,
+  type SignalContent,
+  type SignalInput,
+  type SignalPage,
+  type SignalRecord,
+  type SignalView,
+  signalMessages,
+  type TradeSignalContent,
+  tradeOutcome,
+} from '@edgeclub/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import { sql, type Transaction } from 'kysely'
+import type { DB, SignalLedgerRow, SignalRow } from '../../db/types'
+import type { Jobs } from '../../jobs/job-runner'
+import type { Clock } from '../../lib/clock'
+import { sha256 } from '../../lib/crypto'
+import { badRequest, conflict, notFound } from '../../lib/errors'
+import { isUuid } from '../../lib/ids'
+import { computeRecord } from './record'
+import type { NewLedgerEntry, SignalsRepository } from './signals-repository'
+
+/** The NOTIFY channel that tells every instance the ledger moved (payload: the new entry's seq). */
+export const LEDGER_CHANNEL = 'signal_ledger'
+
+/** Who reads a signal: staff and members with access see its content; everyone sees it once it is closed. */
+export type Reader = 'full' | 'public'
+
+export function toSignalView(row: SignalRow, reader: Reader): SignalView {
+  const closed = row.status !== 'open'
+  const open = reader === 'full' || closed
+  return {
+    id: row.id,
+    kind: row.kind,
+    category: row.category,
+    status: row.status,
+    commitment: row.commitment,
+    publishedAt: new Date(row.published_at).toISOString(),
+    startsAt: row.starts_at ? new Date(row.starts_at).toISOString() : null,
+    expiresAt: row.expires_at ? new Date(row.expires_at).toISOString() : null,
+    result: row.result,
+    profitUnits: row.profit_units,
+    stake: open ? row.stake : null,
+    exitPrice: closed ? row.exit_price : null,
+    settledAt: row.settled_at ? new Date(row.settled_at).toISOString() : null,
+    voidReason: row.void_reason,
+    content: open ? row.content : null,
+    salt: closed ? row.salt : null,
+  }
+}
+
+export function toLedgerEntry(row: SignalLedgerRow): LedgerEntry {
+  return {
+    seq: row.seq,
+    type: row.type,
+    signalId: row.signal_id,
+    at: row.at,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+    data: row.data as unknown as LedgerEntry['data'],
+  }
+}
+
+/** The content exactly as it is committed to: no empty optional fields. */
+function contentOf(input: SignalInput): SignalContent {
+  const content: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined || value === '') continue
+    content[key] = value
+  }
+  return content as SignalContent
+}
+
+/**
+ * The signal room: analysts publish picks and trading signals, settle and void them; every step is
+ * one entry of the public hash chain, appended in the same transaction as the change, with its
+ * delivery (Discord, email, the live stream) queued in the outbox beside it.
+ */
+export function createSignalsService(deps: {
+  repo: SignalsRepository
+  jobs: Jobs
+  clock: Clock
+  /** Whether a member has access now (the access ledger's one rule). */
+  hasAccess: (userId: string) => Promise<boolean>
+  prices: () => Promise<MarketPrices>
+  audit: {
+    record(entry: {
+      actor: null
+      action: string
+      targetType: string
+      targetId: string
+      outcome: 'success' | 'failure'
+      details: Record<string, unknown>
+    }): Promise<void>
+  }
+  log: FastifyBaseLogger
+}) {
+  const { repo, clock } = deps
+  let recordCache: { at: number; value: SignalRecord; json: string; etag: string } | undefined
+  /** A cached record is served for a few seconds at most, and dropped as soon as the ledger moves. */
+  const RECORD_TTL_MS = 5_000
+
+  async function append(trx: Transaction<DB>, entry: Omit<NewLedgerEntry, 'seq' | 'prevHash' | 'hash'>) {
+    const head = await repo.head(trx)
+    const unsigned = {
+      seq: (head?.seq ?? 0) + 1,
+      type: entry.type,
+      signalId: entry.signalId,
+      at: entry.at,
+      prevHash: head?.hash ?? GENESIS_HASH,
+      data: entry.data,
+    }
+    const full = { ...unsigned, hash: sha256(entryPreimage(unsigned as Omit<LedgerEntry, 'hash'>)) }
+    await repo.appendEntry(full, trx)
+    // Delivery (Discord, email) through the outbox; the live stream hears of it when this commits.
+    await deps.jobs.enqueue('signals.deliver', { seq: full.seq }, { trx, key: `signal-entry:${full.seq}` })
+    await sql`select pg_notify(${LEDGER_CHANNEL}, ${String(full.seq)})`.execute(trx)
+    return full
+  }
+
+  async function readerFor(viewer: { id: string; role: string } | null): Promise<Reader> {
+    if (!viewer) return 'public'
+    if (viewer.role === 'admin' || viewer.role === 'analyst') return 'full'
+    return (await deps.hasAccess(viewer.id)) ? 'full' : 'public'
+  }
+
+  async function close(
+    actor: { id: string } | null,
+    id: string,
+    decide: (
+      row: SignalRow,
+      now: Date,
+    ) =>
+      | {
+          status: 'settled'
+          result: 'won' | 'lost' | 'push' | 'closed'
+          profitUnits: number
+          exitPrice: number | null
+        }
+      | { status: 'void'; reason: string },
+  ): Promise<SignalView> {
+    if (!isUuid(id)) throw notFound(signalMessages.notFound)
+    const now = clock.now()
+    const row = await repo.transaction(async (trx) => {
+      await repo.lockLedger(trx)
+      const current = await repo.findByIdForUpdate(id, trx)
+      if (!current) throw notFound(signalMessages.notFound)
+      if (current.status !== 'open') throw conflict(signalMessages.alreadySettled)
+      const outcome = decide(current, now)
+      const closed = await repo.close(id, outcome, actor?.id ?? null, now, trx)
+      await append(trx, {
+        type: outcome.status === 'void' ? 'void' : 'settle',
+        signalId: id,
+        at: now.toISOString(),
+        data:
+          outcome.status === 'void'
+            ? { reason: outcome.reason }
+            : { result: outcome.result, profitUnits: outcome.profitUnits },
+      })
+      return closed
+    })
+    recordCache = undefined
+    return toSignalView(row, 'full')
+  }
+
+  const settleTrade = (row: SignalRow, exit: number) => {
+    const outcome = tradeOutcome(row.content as unknown as TradeSignalContent, exit)
+    return { status: 'settled' as const, ...outcome, exitPrice: exit }
+  }
+
+  return {
+    /** POST /signals: content, salt and commitment are fixed here, for good. */
+    async publish(author: { id: string }, input: SignalInput): Promise<SignalView> {
+      const now = clock.now()
+      if (input.kind === 'pick' && new Date(input.startsAt) <= now)
+        throw badRequest(signalMessages.startsInPast, [
+          { field: 'startsAt', message: signalMessages.startsInPast },
+        ])
+      if (input.kind === 'signal' && new Date(input.expiresAt) <= now)
+        throw badRequest(signalMessages.expiresInPast, [
+          { field: 'expiresAt', message: signalMessages.expiresInPast },
+        ])
+      const content = contentOf(input)
+      const salt = randomBytes(16).toString('hex')
+      const commitment = sha256(commitmentPreimage(content, salt))
+      const id = randomUUID()
+      const category = content.kind === 'pick' ? content.sport : content.instrument
+      const row = await repo.transaction(async (trx) => {
+        await repo.lockLedger(trx)
+        const head = await repo.head(trx)
+        const inserted = await repo.insertSignal(
+          {
+            id,
+            kind: content.kind,
+            content,
+            salt,
+            commitment,
+            category,
+            startsAt: content.kind === 'pick' ? new Date(content.startsAt) : null,
+            expiresAt: content.kind === 'signal' ? new Date(content.expiresAt) : null,
+            stake: content.stake,
+            publishedSeq: (head?.seq ?? 0) + 1,
+            publishedBy: author.id,
+            publishedAt: now,
+          },
+          trx,
+        )
+        await append(trx, {
+          type: 'publish',
+          signalId: id,
+          at: now.toISOString(),
+          data: {
+            commitment,
+            kind: content.kind,
+            category,
+            ...(content.kind === 'pick' ? { startsAt: content.startsAt } : { expiresAt: content.expiresAt }),
+          },
+        })
+        return inserted
+      })
+      recordCache = undefined
+      return toSignalView(row, 'full')
+    },
+
+    /** POST /signals/{id}/settle: a pick's result after its start, or a trading signal's exit price. */
+    settle(actor: { id: string } | null, id: string, input: SettleSignal): Promise<SignalView> {
+      return close(actor, id, (row, now) => {
+        if (row.kind === 'pick') {
+          if (input.result === undefined) throw badRequest(signalMessages.pickNeedsResult)
+          if (row.starts_at && new Date(row.starts_at) > now) throw badRequest(signalMessages.notStarted)
+          return {
+            status: 'settled',
+            result: input.result,
+            profitUnits: pickProfit(row.content as unknown as PickContent, input.result),
+            exitPrice: null,
+          }
+        }
+        if (input.exitPrice === undefined) throw badRequest(signalMessages.signalNeedsExit)
+        return settleTrade(row, input.exitPrice)
+      })
+    },
+
+    /** POST /signals/{id}/void: a mistake is corrected by voiding (with a reason) and publishing anew. */
+    void: (actor: { id: string }, id: string, reason: string) =>
+      close(actor, id, () => ({ status: 'void', reason })),
+
+    /**
+     * Trading signals on the instruments the price feed covers settle by themselves: the target
+     * reached is a win at the target, the stop a loss at the stop, the expiry a close at the last price.
+     */
+    async settleFromPrices(): Promise<number> {
+      const open = await repo.listOpenTrades(AUTO_SETTLED_INSTRUMENTS)
+      if (open.length === 0) return 0
+      const { prices } = await deps.prices()
+      const last = new Map(prices.map((price) => [price.symbol.toUpperCase(), price.current_price]))
+      let settled = 0
+      for (const row of open) {
+        const price = last.get(row.category)
+        if (price === undefined) continue
+        const signal = row.content as unknown as TradeSignalContent
+        const long = signal.direction === 'long'
+        const exit = (long ? price >= signal.target : price <= signal.target)
+          ? signal.target
+          : (long ? price <= signal.stop : price >= signal.stop)
+            ? signal.stop
+            : row.expires_at && new Date(row.expires_at) <= clock.now()
+              ? price
+              : undefined
+        if (exit === undefined) continue
+        try {
+          const view = await close(null, row.id, (current) => settleTrade(current, exit))
+          await deps.audit.record({
+            actor: null,
+            action: 'signal.settle',
+            targetType: 'signal',
+            targetId: row.id,
+            outcome: 'success',
+            details: {
+              automatic: true,
+              price,
+              exitPrice: exit,
+              result: view.result,
+              profitUnits: view.profitUnits,
+            },
+          })
+          settled += 1
+        } catch (error) {
+          // Settled by hand meanwhile, or the database is away: the next run looks again.
+          deps.log.warn(
+            { signalId: row.id, reason: error instanceof Error ? error.message : String(error) },
+            'could not settle a signal from the price feed',
+          )
+        }
+      }
+      return settled
+    },
+
+    /** GET /signals: newest first; content for staff and members with access, the public view otherwise. */
+    async list(
+      viewer: { id: string; role: string },
+      query: { cursor?: number; limit: number; kind?: 'pick' | 'signal'; category?: string },
+    ): Promise<SignalPage> {
+      const reader = await readerFor(viewer)
+      const rows = await repo.list({
+        before: query.cursor,
+        limit: query.limit,
+        kind: query.kind,
+        category: query.category,
+      })
+      return {
+        items: rows.map((row) => toSignalView(row, reader)),
+        nextCursor: rows.length === query.limit ? (rows.at(-1)?.published_seq ?? null) : null,
+      }
+    },
+
+    readerFor,
+
+    /**
+     * GET /record as its serialized envelope and an ETag, so a browser or CDN revalidates with a 304.
+     * The record changes only when the ledger moves.
+     */
+    async recordResponse(since?: Date): Promise<{ json: string; etag: string }> {
+      if (!since && recordCache && Date.now() - recordCache.at < RECORD_TTL_MS) return recordCache
+      const value = await this.record(since)
+      const json = JSON.stringify({ success: true, data: value })
+      const etag = `W/"${sha256(json).slice(0, 32)}"`
+      if (!since) recordCache = { at: Date.now(), value, json, etag }
+      return { json, etag }
+    },
+
+    /** The record computed from the ledger's settlements, with the chain head. */
+    async record(since?: Date): Promise<SignalRecord> {
+      const [closed, open, head] = await Promise.all([repo.listClosed(since), repo.listOpen(50), repo.head()])
+      const computed = computeRecord(
+        closed.map((row) => ({
+          kind: row.kind,
+          category: row.category,
+          status: row.status as 'settled' | 'void',
+          result: row.result,
+          stake: row.stake,
+          profitUnits: row.profit_units,
+          closedAt: row.closed_at,
+          closedSeq: row.closed_seq,
+        })),
+      )
+      const value: SignalRecord = {
+        ...computed,
+        latestSettled: closed
+          .slice(-10)
+          .reverse()
+          .map((row) => toSignalView(row, 'public')),
+        live: open.map((row) => toSignalView(row, 'public')),
+        head: head ? { seq: head.seq, hash: head.hash } : null,
+        since: since ? since.toISOString() : null,
+      }
+      return value
+    },
+
+    /** The ledger moved (here or on another instance): the next record is computed afresh. */
+    ledgerMoved(): void {
+      recordCache = undefined
+    },
+
+    /** GET /record/ledger: the entries in order, after `after`. */
+    async ledger(after: number, limit: number) {
+      const [rows, head] = await Promise.all([repo.entriesAfter(after, limit), repo.head()])
+      return { entries: rows.map(toLedgerEntry), head: head ? { seq: head.seq, hash: head.hash } : null }
+    },
+
+    /** GET /record/signals/{id}: public metadata and commitment; content and salt once closed. */
+    async publicSignal(id: string): Promise<SignalView> {
+      const row = isUuid(id) ? await repo.findById(id) : undefined
+      if (!row) throw notFound(signalMessages.notFound)
+      return toSignalView(row, 'public')
+    },
+  }
+}
+export type SignalsService = ReturnType<typeof createSignalsService>
