@@ -36,6 +36,8 @@ describe('the admin API', () => {
       ['POST', '/admin/payments/00000000-0000-0000-0000-000000000000/refund', {}],
       ['GET', '/admin/analytics'],
       ['GET', '/admin/audit'],
+      ['GET', '/admin/reconciliation'],
+      ['POST', '/admin/reconciliation/run'],
       ['GET', '/admin/plans'],
       ['GET', `/admin/plans/${planId}`],
       ['POST', '/admin/plans', { name: 'Hacked', slug: 'hacked', price: 1, interval: 'month' }],
@@ -138,7 +140,19 @@ describe('the admin API', () => {
       url: `${API}/auth/login`,
       payload: { email: target.user.email, password: target.password },
     })
-    expect(signIn.statusCode).toBe(403)
+    // Refused exactly as a wrong password is, so the answer never confirms the password.
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: `${API}/auth/login`,
+      payload: { email: target.user.email, password: 'Wrong$pass1' },
+    })
+    expect(signIn.statusCode).toBe(401)
+    expect(signIn.json()).toEqual({
+      success: false,
+      error: 'UNAUTHORIZED',
+      message: 'Invalid email or password',
+    })
+    expect(signIn.json()).toEqual(wrong.json())
     const self = await as(t.app, admin.accessToken, {
       method: 'POST',
       url: `${API}/admin/users/${admin.user.id}/disable`,
@@ -247,6 +261,14 @@ describe('the admin API', () => {
         payload: { price: 89, name: 'Quarter' },
       })
       expect(updated.json().data).toMatchObject({ price: 89, name: 'Quarter' })
+      // An edit changes only what it sends: the features, interval and order stay as they were.
+      expect(updated.json().data).toMatchObject({
+        intervalCount: 3,
+        features: ['All picks'],
+        sortOrder: 5,
+        isActive: true,
+        description: input.description,
+      })
       const toggled = await as(t.app, admin.accessToken, {
         method: 'POST',
         url: `${API}/admin/plans/${plan.id}/toggle`,
@@ -257,7 +279,7 @@ describe('the admin API', () => {
       expect(one.json().data.name).toBe('Quarter')
     })
 
-    it('validates plans like SPEC §3 Plan', async () => {
+    it('validates plans field by field and names each bad field', async () => {
       const bad = await as(t.app, admin.accessToken, {
         method: 'POST',
         url: `${API}/admin/plans`,
@@ -270,6 +292,53 @@ describe('the admin API', () => {
           .errors.map((e: { field: string }) => e.field)
           .sort(),
       ).toEqual(['interval', 'price', 'slug'])
+    })
+
+    it('refuses a yearly plan that renews less often than every 3 years (Stripe cannot bill it), changing nothing', async () => {
+      const send = (method: 'POST' | 'PUT', url: string, payload: object) =>
+        as(t.app, admin.accessToken, { method, url: `${API}${url}`, payload })
+      const tooLong = await send('POST', '/admin/plans', {
+        ...input,
+        slug: 'five-years',
+        interval: 'year',
+        intervalCount: 5,
+      })
+      expect(tooLong.statusCode).toBe(400)
+      expect(tooLong.json()).toMatchObject({
+        error: 'VALIDATION_ERROR',
+        message: 'A yearly plan can renew at most every 3 years',
+        errors: [{ field: 'intervalCount', message: 'A yearly plan can renew at most every 3 years' }],
+      })
+      const threeYears = await send('POST', '/admin/plans', {
+        ...input,
+        slug: 'three-years',
+        interval: 'year',
+        intervalCount: 3,
+      })
+      expect(threeYears.statusCode).toBe(201)
+      const { id } = threeYears.json().data
+
+      // An edit is checked against the stored plan: only the count, or only the interval, changes.
+      const longer = await send('PUT', `/admin/plans/${id}`, { intervalCount: 4 })
+      expect(longer.statusCode).toBe(400)
+      expect(longer.json().message).toBe('A yearly plan can renew at most every 3 years')
+      const monthly = await send('POST', '/admin/plans', {
+        ...input,
+        slug: 'every-ten-months',
+        intervalCount: 10,
+      })
+      const toYears = await send('PUT', `/admin/plans/${monthly.json().data.id}`, { interval: 'year' })
+      expect(toYears.statusCode).toBe(400)
+      const stored = await t.database.db
+        .selectFrom('plans')
+        .select(['slug', 'interval', 'interval_count'])
+        .where('slug', 'in', ['five-years', 'three-years', 'every-ten-months'])
+        .orderBy('slug')
+        .execute()
+      expect(stored).toEqual([
+        { slug: 'every-ten-months', interval: 'month', interval_count: 10 },
+        { slug: 'three-years', interval: 'year', interval_count: 3 },
+      ])
     })
 
     it('ADMIN-14 deletes an unused plan but archives one that had subscribers', async () => {

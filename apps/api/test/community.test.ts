@@ -124,14 +124,17 @@ describe('Discord community access', () => {
       async () => memberIn('role_runner')?.roles ?? [],
       (roles) => roles.includes(roleId()),
     )
-    const status = (
-      await as(t.app, member.accessToken, { method: 'GET', url: `${API}/discord/status` })
-    ).json().data
+    // The sync records what it did right after Discord answers; the tab shows it on its next poll.
+    const status = await eventually(
+      async () =>
+        (await as(t.app, member.accessToken, { method: 'GET', url: `${API}/discord/status` })).json().data,
+      (data) => data.roleGranted === true,
+    )
     expect(status).toMatchObject({ state: 'joined', roleGranted: true, discordUsername: 'role_runner' })
 
     clock.advance(31 * DAY)
     try {
-      await t.app.services.billing.expire()
+      await t.app.services.subscriptions.expireEnded()
       await eventually(
         async () => memberIn('role_runner')?.roles ?? ['x'],
         (roles) => !roles.includes(roleId()),
@@ -143,19 +146,47 @@ describe('Discord community access', () => {
     expect(log.members.find((m) => m.user.username === 'role_runner')).toBeDefined()
   })
 
-  it('waits out a 429 and retries a 5xx without losing the change', async () => {
+  it('waits out a 429, and retries 5xx answers later with growing delays, without losing the change', async () => {
     const member = await payingMember('patient_pete')
     emulator.discord.addMember({ username: 'patient_pete' })
+    await eventually(
+      () => t.app.services.jobs.pending('discord.sync'),
+      (pending) => pending === 0,
+    )
+    const removeRoleByHand = () =>
+      fetch(
+        `${emulator.url}/discord/api/v10/guilds/${emulator.discord.config.guildId}/members/${memberIn('patient_pete')!.user.id}/roles/${roleId()}`,
+        { method: 'DELETE', headers: { authorization: `Bot ${emulator.discord.config.botToken}` } },
+      )
+    // A 429 is waited out inside the call.
+    await removeRoleByHand()
     emulator.discord.failNext({ status: 429, count: 1, retryAfter: 0.3, method: 'PUT' })
-    emulator.discord.failNext({ status: 502, count: 1, path: '/guilds' })
     expect(await t.app.services.community.syncMember(member.user.id)).toBe('granted')
     expect(memberIn('patient_pete')?.roles).toContain(roleId())
+
+    // A 5xx fails the attempt; the queued sync tries again after a wait, not back to back.
+    await removeRoleByHand()
+    emulator.discord.failNext({ status: 502, count: 2, path: '/guilds' })
+    const started = Date.now()
+    await t.app.services.jobs.enqueue('discord.sync', { userId: member.user.id })
+    await eventually(
+      async () => memberIn('patient_pete')?.roles ?? [],
+      (roles) => roles.includes(roleId()),
+      20_000,
+    )
+    // Two failed tries, then success: the waits of 1-2 s and 2-4 s (doubling, jittered) come first.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000)
   })
 
   it('reports drift in the health check and the next sync repairs it', async () => {
     const member = await payingMember('drifty_dan')
     emulator.discord.addMember({ username: 'drifty_dan' })
     await t.app.services.community.syncMember(member.user.id)
+    // The grant's own queued role sync has run, so nothing restores the role behind the check below.
+    await eventually(
+      () => t.app.services.jobs.pending('discord.sync'),
+      (pending) => pending === 0,
+    )
     expect(memberIn('drifty_dan')?.roles).toContain(roleId())
     // Someone removes the role by hand in Discord.
     const discordId = memberIn('drifty_dan')!.user.id

@@ -418,9 +418,9 @@ describe('crypto payments through BTCPay', () => {
       h.emulator.btcpay.pay(invoice.invoiceId)
       expect((await status(member.accessToken)).hasAccess).toBe(false)
       // Too fresh: reconciliation leaves payments alone for a while (the webhook usually wins).
-      expect(await h.t.app.services.billing.crypto.reconcile()).toBe(0)
+      expect((await h.t.app.services.crypto.reconciliation.reconcile()).settled).toBe(0)
       h.clock.advance(11 * 60 * 1000)
-      expect(await h.t.app.services.billing.crypto.reconcile()).toBeGreaterThanOrEqual(1)
+      expect((await h.t.app.services.crypto.reconciliation.reconcile()).settled).toBeGreaterThanOrEqual(1)
     } finally {
       h.clock.reset()
       h.emulator.btcpay.resumeDelivery()
@@ -475,6 +475,11 @@ describe('crypto payments through BTCPay', () => {
     h.emulator.btcpay.pay(invoice.invoiceId)
     await h.emulator.btcpay.flush()
     expect(await paymentRow(h, invoice.paymentId)).toMatchObject({ status: 'completed' })
+    // Closing the other rail follows the payment through the outbox, a moment later.
+    await eventually(
+      () => paymentRow(h, card.paymentId),
+      (row) => row.status !== 'pending',
+    )
     expect(await paymentRow(h, card.paymentId)).toMatchObject({
       status: 'cancelled',
       failure_message: cryptoMessages.paidWithCrypto,
@@ -494,6 +499,10 @@ describe('crypto payments through BTCPay', () => {
       payload: { paymentIntentId: paid.paymentIntentId },
     })
     expect(await paymentRow(h, paid.paymentId)).toMatchObject({ status: 'completed' })
+    await eventually(
+      () => paymentRow(h, open.paymentId),
+      (row) => row.status !== 'pending',
+    )
     expect(await paymentRow(h, open.paymentId)).toMatchObject({
       status: 'cancelled',
       failure_message: cryptoMessages.paidByCard,
@@ -528,7 +537,7 @@ describe('crypto payments through BTCPay', () => {
       .execute()
     expect(subscriptions).toHaveLength(1)
 
-    const reminders = () => h.t.app.services.billing.crypto.sendRenewalReminders()
+    const reminders = () => h.t.app.services.crypto.sendRenewalReminders()
     expect(await reminders()).toBe(0)
     h.clock.advance(Date.parse(after.activeSubscription.endDate) - Date.now() - 2 * DAY)
     try {

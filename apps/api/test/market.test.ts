@@ -25,7 +25,7 @@ describe('live prices', () => {
     return t
   }
 
-  it('PRICES-09 PRICES-14 returns BTC, ETH and SOL in the item shape of SPEC §3', async () => {
+  it('PRICES-09 PRICES-14 returns BTC, ETH and SOL as price items (symbol, name, price, 24h change)', async () => {
     emulator.prices.set('bitcoin', 67432.18, 2.41)
     const { app } = await appWithCache(30_000)
     const response = await app.inject({ method: 'GET', url: '/discord/api/market/prices' })

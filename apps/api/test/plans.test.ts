@@ -14,7 +14,7 @@ describe('plans', () => {
     await database.drop()
   })
 
-  it('PRICING-01 PRICING-20 API-20 serves the four seeded plans with every field of SPEC §3, without a token', async () => {
+  it('PRICING-01 PRICING-20 API-20 serves the four seeded plans with every plan field, without a token', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/discord/api/admin/plans/public/active' })
     expect(response.statusCode).toBe(200)
     const { success, data } = response.json()

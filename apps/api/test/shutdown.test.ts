@@ -1,44 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServerProcess } from './helpers/server-process'
 import { createScratchPostgres } from './helpers/test-app'
 
 /**
  * The real server process (`npm start`'s entry point) and what an operator's SIGTERM does to it:
  * requests already in flight are answered, new connections are refused, the process exits 0.
  */
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-async function waitUntilReady(origin: string, server: ChildProcess, output: () => string) {
-  const deadline = Date.now() + 90_000
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited early:\n${output()}`)
-    const ready = await fetch(`${origin}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) return
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  throw new Error(`the server never became ready:\n${output()}`)
-}
 
 /** A POST whose headers are sent now and whose body is finished later, by `finish`. */
 function startSlowPost(origin: string, urlPath: string, body: string) {
@@ -89,33 +60,12 @@ describe('graceful shutdown', () => {
   })
 
   it('on SIGTERM answers the request in flight, refuses new connections and exits 0', async () => {
-    const port = await freePort()
-    const origin = `http://127.0.0.1:${port}`
-    const server = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/server.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        PRICE_FEED_URL: 'http://127.0.0.1:9/unreachable',
-        LOG_LEVEL: 'info',
-        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const server = await startServerProcess({
+      DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     })
-    let output = ''
-    server.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    server.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)))
-
+    const { origin } = server
     try {
-      await waitUntilReady(origin, server, () => output)
-
       const inFlight = startSlowPost(
         origin,
         '/discord/api/contact',
@@ -126,22 +76,22 @@ describe('graceful shutdown', () => {
           message: 'Sent while the server was stopping.',
         }),
       )
-      // Let the server receive the headers before it is told to stop.
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      server.kill('SIGTERM')
-      await expect.poll(() => output, { timeout: 10_000 }).toContain('shutting down')
+      // The server has received the headers (it logged the request) before it is told to stop.
+      await expect.poll(() => server.output(), { timeout: 10_000 }).toContain('/discord/api/contact')
+      server.child.kill('SIGTERM')
+      await expect.poll(() => server.output(), { timeout: 10_000 }).toContain('shutting down')
 
       // A new visitor is turned away while the old request is still open.
       await expect(fetch(`${origin}/healthz`)).rejects.toThrow()
 
       inFlight.finish()
       const answered = await inFlight.response
-      expect(answered.status).toBe(201)
+      expect(answered.status, answered.body).toBe(201)
       expect(JSON.parse(answered.body)).toMatchObject({ success: true })
 
-      expect(await exited).toBe(0)
+      expect(await server.exited).toBe(0)
     } finally {
-      if (server.exitCode === null) server.kill('SIGKILL')
+      await server.kill()
     }
   }, 120_000)
 })

@@ -49,6 +49,8 @@ describe('serving the web app', () => {
     const csp = String(response.headers['content-security-policy'])
     expect(csp).toContain(`'sha256-${hash}'`)
     expect(csp).not.toContain('unsafe-inline')
+    // No page may be given a <base> that re-points its relative links and scripts.
+    expect(csp).toContain("base-uri 'none'")
   })
 
   it('serves the SPA fallback for app routes such as /dashboard with 200', async () => {

@@ -8,33 +8,47 @@ export interface SmtpSink {
   messages: ParsedMail[]
   /** Resolves with the first message (arrived or arriving) that matches. */
   waitFor(match: (mail: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>
+  /** Takes the server down (connections are refused) until `start`, on the same port. */
+  stop(): Promise<void>
+  start(): Promise<void>
   close(): Promise<void>
 }
 
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ParsedMail[] = []
   const waiters: { match: (mail: ParsedMail) => boolean; resolve: (mail: ParsedMail) => void }[] = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          messages.push(mail)
-          for (const waiter of [...waiters]) {
-            if (waiter.match(mail)) {
-              waiters.splice(waiters.indexOf(waiter), 1)
-              waiter.resolve(mail)
+  const create = () =>
+    new SMTPServer({
+      authOptional: true,
+      // A stop drops open connections at once, as a real outage would (pooled clients keep theirs open).
+      closeTimeout: 100,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, _session, callback) {
+        simpleParser(stream)
+          .then((mail) => {
+            messages.push(mail)
+            for (const waiter of [...waiters]) {
+              if (waiter.match(mail)) {
+                waiters.splice(waiters.indexOf(waiter), 1)
+                waiter.resolve(mail)
+              }
             }
-          }
-          callback()
-        })
-        .catch(callback)
-    },
-  })
+            callback()
+          })
+          .catch(callback)
+      },
+    })
+  let server = create()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
+  let running = true
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (!running) return resolve()
+      running = false
+      server.close(() => resolve())
+    })
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
@@ -52,6 +66,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         })
       })
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    stop,
+    start: async () => {
+      if (running) return
+      server = create()
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+      running = true
+    },
+    close: stop,
   }
 }

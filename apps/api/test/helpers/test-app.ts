@@ -117,6 +117,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...options.env,
   })
   config.jobs.pollSeconds = 0.5
+  // Retries wait a fifth of production's delays (still growing and jittered the same way).
+  config.jobs.retryDelayScale = 0.2
   // Tests make many calls from one address; the tests of the limits set their own.
   config.limits.globalPerMinute = 10_000
   config.limits.auth = {

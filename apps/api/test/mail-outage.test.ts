@@ -1,0 +1,164 @@
+import { sql } from 'kysely'
+import type { ParsedMail } from 'mailparser'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually } from './helpers/billing'
+import { register } from './helpers/members'
+import { type SmtpSink, startSmtpSink } from './helpers/smtp-sink'
+import { createTestApp, type TestApp, testClock } from './helpers/test-app'
+
+const API = '/discord/api'
+const MINUTE = 60_000
+
+/**
+ * SMTP goes down: mail waits it out (retried with growing delays) and arrives once it is back. A
+ * reset request keeps one link however often its email is retried, and does not spend the member's
+ * budget; a link that expired while mail was down is replaced, not sent.
+ */
+describe('mail outages', () => {
+  let t: TestApp
+  let smtp: SmtpSink
+  const clock = testClock()
+  beforeAll(async () => {
+    smtp = await startSmtpSink()
+    t = await createTestApp({ clock, env: { SMTP_URL: smtp.url } })
+  })
+  afterAll(async () => {
+    await t.close()
+    await smtp.close()
+  })
+
+  const forgot = (email: string) =>
+    t.app.inject({ method: 'POST', url: `${API}/auth/forgot-password`, payload: { email } })
+  const resetMails = (email: string) =>
+    smtp.messages.filter(
+      (mail) => JSON.stringify(mail.to).includes(email) && /Reset your/.test(mail.subject ?? ''),
+    )
+  const tokenOf = (mail: ParsedMail) =>
+    new URL(/https?:\/\/\S+reset-password\?token=[^\s"<]+/.exec(mail.text ?? '')![0]).searchParams.get(
+      'token',
+    )!
+  const resetRows = (userId: string) =>
+    t.database.db
+      .selectFrom('password_resets')
+      .select(['id', 'used_at', 'request_key'])
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .execute()
+  /** How many times the queue has retried one member's reset jobs (pg-boss counts retries per job). */
+  const resetRetries = async (email: string) => {
+    const result = await sql<{ tries: number }>`
+      select coalesce(sum(retry_count), 0)::int as tries from pgboss.job
+      where name = 'auth.password-reset' and data->'body'->>'email' = ${email.toLowerCase()}`.execute(
+      t.database.db,
+    )
+    return result.rows[0]?.tries ?? 0
+  }
+
+  /** The member's reset job failed and waits for its next try (not running now, not due for a moment). */
+  const waitingToRetry = async (email: string) => {
+    const result = await sql<{ waiting: boolean }>`
+      select bool_and(state = 'retry' and start_after > now() + interval '500 milliseconds') as waiting
+      from pgboss.job where name = 'auth.password-reset' and data->'body'->>'email' = ${email.toLowerCase()}`.execute(
+      t.database.db,
+    )
+    return Boolean(result.rows[0]?.waiting)
+  }
+
+  it('delivers a reset link once SMTP is back: one link for the request, and the budget untouched', async () => {
+    const member = await register(t.app)
+    await smtp.waitFor((mail) => JSON.stringify(mail.to).includes(member.user.email))
+    await smtp.stop()
+    try {
+      expect((await forgot(member.user.email)).statusCode).toBe(200)
+      // Two failed tries at least, while the server is down.
+      await eventually(
+        () => resetRetries(member.user.email),
+        (tries) => tries >= 2,
+        40_000,
+      )
+      expect(await resetRows(member.user.id)).toHaveLength(1)
+    } finally {
+      await smtp.start()
+    }
+    const mail = await smtp.waitFor(
+      (message) =>
+        JSON.stringify(message.to).includes(member.user.email) && /Reset your/.test(message.subject ?? ''),
+      60_000,
+    )
+    expect(resetMails(member.user.email)).toHaveLength(1)
+    expect(await resetRows(member.user.id)).toHaveLength(1)
+
+    // The budget (4 requests an hour) was not spent by the retries: three more requests all send.
+    for (let i = 0; i < 3; i++) expect((await forgot(member.user.email)).statusCode).toBe(200)
+    await eventually(
+      async () => resetMails(member.user.email).length,
+      (count) => count === 4,
+      30_000,
+    )
+    // The newest link works (each newer one voids the older ones).
+    const newest = resetMails(member.user.email).at(-1)!
+    const reset = await t.app.inject({
+      method: 'POST',
+      url: `${API}/auth/reset-password`,
+      payload: { token: tokenOf(newest), password: 'Brand$New1pass', confirmPassword: 'Brand$New1pass' },
+    })
+    expect(reset.statusCode, reset.body).toBe(200)
+    expect(tokenOf(mail)).not.toBe(tokenOf(newest))
+  }, 120_000)
+
+  it('replaces a link that expired while mail was down instead of sending it', async () => {
+    const member = await register(t.app)
+    await smtp.waitFor((mail) => JSON.stringify(mail.to).includes(member.user.email))
+    await smtp.stop()
+    try {
+      await forgot(member.user.email)
+      // The first try made the link and failed to send it; the next one waits its turn.
+      await eventually(
+        () => waitingToRetry(member.user.email),
+        (waiting) => waiting,
+        20_000,
+      )
+      expect(await resetRows(member.user.id)).toHaveLength(1)
+      // Mail stays down past the link's 30 minutes.
+      clock.advance(31 * MINUTE)
+    } finally {
+      await smtp.start()
+    }
+    const mail = await smtp.waitFor(
+      (message) =>
+        JSON.stringify(message.to).includes(member.user.email) && /Reset your/.test(message.subject ?? ''),
+      60_000,
+    )
+    try {
+      const rows = await resetRows(member.user.id)
+      // One request, two links: the first voided unsent, the second sent.
+      expect(rows).toHaveLength(2)
+      expect(new Set(rows.map((row) => row.request_key)).size).toBe(1)
+      expect(rows[0]?.used_at).not.toBeNull()
+      expect(rows[1]?.used_at).toBeNull()
+      expect(resetMails(member.user.email)).toHaveLength(1)
+      const reset = await t.app.inject({
+        method: 'POST',
+        url: `${API}/auth/reset-password`,
+        payload: { token: tokenOf(mail), password: 'Brand$New1pass', confirmPassword: 'Brand$New1pass' },
+      })
+      expect(reset.statusCode, reset.body).toBe(200)
+    } finally {
+      clock.reset()
+    }
+  }, 120_000)
+
+  it('a welcome email written while SMTP was down arrives once it is back, exactly once', async () => {
+    await smtp.stop()
+    let email = ''
+    try {
+      email = (await register(t.app)).user.email
+      await new Promise((resolve) => setTimeout(resolve, 3_000))
+    } finally {
+      await smtp.start()
+    }
+    await smtp.waitFor((mail) => JSON.stringify(mail.to).includes(email), 60_000)
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    expect(smtp.messages.filter((mail) => JSON.stringify(mail.to).includes(email))).toHaveLength(1)
+  }, 120_000)
+})
