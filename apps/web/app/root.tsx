@@ -3,7 +3,7 @@ import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration }
 import { session } from './lib/session-store'
 import './app.css'
 
-// SPEC §4: on start, restore a stored user and token (in the browser only; never at build time).
+// On start, restore a stored user and token (in the browser only; never at build time).
 if (typeof window !== 'undefined') session.restore()
 
 export function Layout({ children }: { children: ReactNode }) {

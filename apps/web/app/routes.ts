@@ -1,6 +1,6 @@
 import { index, layout, type RouteConfig, route } from '@react-router/dev/routes'
 
-/** SPEC §2 routes. Header and footer rules live in the one site layout. */
+/** The site's routes. Header and footer rules live in the one site layout. */
 export default [
   layout('routes/site-layout.tsx', [
     index('routes/home.tsx'),

@@ -8,7 +8,7 @@ const links = [
   { to: paths.contact, label: 'Contact' },
 ]
 
-/** SPEC §2: copyright 2024 and a tagline. */
+/** The footer: copyright 2024 and a tagline. */
 export function SiteFooter() {
   return (
     <footer className="border-t border-slate-800 bg-slate-950">

@@ -18,7 +18,7 @@ const navLinkClass = ({ isActive }: { isActive: boolean }) =>
     isActive ? 'text-emerald-300' : 'text-slate-300 hover:text-white'
   }`
 
-/** SPEC §2: sticky; brand logo to /, Sign In (/login) and Sign Up (/register). */
+/** The header: sticky; brand logo to /, Sign In (/login) and Sign Up (/register). */
 export function SiteHeader() {
   const { isAuthenticated } = useSession()
   const [menuOpen, setMenuOpen] = useState(false)

@@ -1,13 +1,21 @@
+import {
+  AccessStatusSchema,
+  type AuthSession,
+  type PaymentIntent,
+  type PaymentView,
+  type PublicUser,
+} from '@edgeclub/shared'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { forgotPassword, login, logout, register, resetPassword } from '../features/auth/auth-api'
-import { createPaymentIntent, fetchPaymentHistory } from '../features/payments/payments-api'
-import { fetchActivePlans } from '../features/plans/plans-api'
-import { fetchSubscriptionStatus } from '../features/subscriptions/subscriptions-api'
-import { apiRequest, refreshAccessToken } from './api-client'
+import { apiRequest, ContractDriftError, refreshAccessToken } from './api-client'
+import { createPaymentIntent } from './checkout-api'
+import { fetchPaymentHistory } from './payment-history-api'
+import { fetchActivePlans } from './plans-api'
 import { LOADING_AREAS, session } from './session-store'
+import { fetchSubscriptionStatus } from './subscription-status-api'
 
 /**
- * The browser's side of SPEC §7–§8: which calls carry the token, where they go, what a failure
+ * The browser's side of the API: which calls carry the token, where they go, what a failure
  * turns into. The network is replaced at `fetch`, the only boundary the client has.
  */
 
@@ -23,6 +31,47 @@ let answer: (request: Sent) => Response | Promise<Response>
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+}
+
+// Answers as the API gives them: the client checks each one against its shared schema.
+const ann: PublicUser = {
+  id: 'u1',
+  _id: 'u1',
+  email: 'ann@example.com',
+  firstName: 'Ann',
+  lastName: 'Lee',
+  discordUsername: 'ann',
+  role: 'member',
+  tradingInterests: null,
+  emailUpdates: false,
+  createdAt: '2026-01-05T10:00:00.000Z',
+}
+const intent: PaymentIntent = {
+  clientSecret: 'pi_1_secret_x',
+  paymentIntentId: 'pi_1',
+  amount: 29.99,
+  currency: 'USD',
+  paymentId: 'pay-1',
+  plan: null,
+}
+const payment: PaymentView = {
+  _id: 'p1',
+  id: 'p1',
+  planId: { _id: 'plan-1', id: 'plan-1', name: 'Monthly' },
+  amount: 29.99,
+  amountRefunded: 0,
+  currency: 'USD',
+  status: 'completed',
+  provider: 'stripe',
+  kind: 'subscription',
+  message: null,
+  failureMessage: null,
+  createdAt: '2026-01-05T10:00:00.000Z',
+  completedAt: '2026-01-05T10:01:00.000Z',
+  stripeClientSecret: null,
+  stripePaymentIntentId: 'pi_1',
+  checkoutUrl: null,
+  expiresAt: null,
 }
 
 beforeEach(() => {
@@ -51,12 +100,14 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.unstubAllGlobals()
+  vi.unstubAllEnvs()
+  vi.restoreAllMocks()
 })
 
 describe('the API client', () => {
   it('API-02 API-04 API-05 sends the public calls under /discord/api without a token, with JSON bodies', async () => {
-    const signedIn = {
-      user: { _id: 'u1', email: 'ann@example.com', role: 'member' },
+    const signedIn: AuthSession = {
+      user: ann,
       tokens: { accessToken: 'access-9', refreshToken: 'refresh-9' },
     }
     answer = (request) => {
@@ -115,7 +166,11 @@ describe('the API client', () => {
     answer = (request) =>
       json(200, {
         success: true,
-        data: request.url.endsWith('/status') ? { hasAccess: false, activeSubscription: null } : {},
+        data: request.url.endsWith('/status')
+          ? { hasAccess: false, activeSubscription: null }
+          : request.url.endsWith('/create-intent')
+            ? intent
+            : {},
       })
 
     await fetchSubscriptionStatus()
@@ -170,8 +225,12 @@ describe('the API client', () => {
   })
 
   it("HIST-01 API-18 the payment history asks for 10 and throws 'HTTP error! status: {code}' when refused", async () => {
-    answer = () => json(200, { success: true, data: { items: [{ _id: 'p1' }] } })
-    await expect(fetchPaymentHistory()).resolves.toEqual([{ _id: 'p1' }])
+    answer = () =>
+      json(200, {
+        success: true,
+        data: { items: [payment], pagination: { page: 1, limit: 10, total: 1, pages: 1 } },
+      })
+    await expect(fetchPaymentHistory()).resolves.toEqual([payment])
     const asked = new URL(String(sent[0]?.url), 'http://x')
     expect(asked.pathname).toBe('/discord/api/payments/history')
     expect(asked.searchParams.get('limit')).toBe('10')
@@ -179,6 +238,71 @@ describe('the API client', () => {
 
     answer = () => json(503, { success: false, message: 'down' })
     await expect(fetchPaymentHistory()).rejects.toThrow(/^HTTP error! status: 503$/)
+  })
+})
+
+describe('answers that drift from their schema', () => {
+  const drifted = { hasAccess: 'yes', activeSubscription: null }
+  const driftReport = expect.stringMatching(
+    /^API contract drift: GET \/subscriptions\/status answered data its schema rejects: hasAccess: .*expected boolean/,
+  )
+
+  it('in a development or test build: logs the request and the issues, and throws instead of answering', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    answer = () => json(200, { success: true, data: drifted })
+
+    const call = apiRequest('/subscriptions/status', { schema: AccessStatusSchema })
+
+    await expect(call).rejects.toBeInstanceOf(ContractDriftError)
+    await expect(call).rejects.toMatchObject({
+      request: 'GET /subscriptions/status',
+      issues: [expect.objectContaining({ path: ['hasAccess'] })],
+    })
+    expect(logged).toHaveBeenCalledTimes(1)
+    expect(logged).toHaveBeenCalledWith(driftReport)
+    // A bug on one side is not the server refusing the member: no error shows as the session's.
+    expect(session.getState().error).toBeNull()
+  })
+
+  it('in a production build: logs the request and the issues, and hands the screen the data as received', async () => {
+    vi.stubEnv('PROD', true)
+    vi.stubEnv('DEV', false)
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    answer = () => json(200, { success: true, data: drifted, message: 'ok' })
+
+    const result = await apiRequest('/subscriptions/status', { schema: AccessStatusSchema })
+
+    expect(result).toEqual({ success: true, data: drifted, message: 'ok', status: 200 })
+    expect(logged).toHaveBeenCalledTimes(1)
+    expect(logged).toHaveBeenCalledWith(driftReport)
+    expect(session.getState().error).toBeNull()
+  })
+
+  it('a matching answer logs nothing and comes back as the schema reads it, in either build', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const status = { hasAccess: false, activeSubscription: null }
+    // A field the schema does not name is no drift; the screen never sees it.
+    answer = () => json(200, { success: true, data: { ...status, addedLater: 1 } })
+
+    await expect(apiRequest('/subscriptions/status', { schema: AccessStatusSchema })).resolves.toMatchObject({
+      success: true,
+      data: status,
+    })
+    vi.stubEnv('PROD', true)
+    vi.stubEnv('DEV', false)
+    const production = await apiRequest('/subscriptions/status', { schema: AccessStatusSchema })
+    expect(production.data).toEqual(status)
+    expect(logged).not.toHaveBeenCalled()
+  })
+
+  it('a refused call is still a failure with the server message, never a drift', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    answer = () => json(403, { success: false, error: 'FORBIDDEN', message: 'Admins only' })
+
+    const result = await apiRequest('/subscriptions/status', { schema: AccessStatusSchema })
+
+    expect(result).toMatchObject({ success: false, error: 'Admins only', code: 'FORBIDDEN', status: 403 })
+    expect(logged).not.toHaveBeenCalled()
   })
 })
 

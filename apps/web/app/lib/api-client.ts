@@ -1,16 +1,27 @@
-import { API_BASE, type ApiEnvelope, type ErrorCode, type FieldError, messages } from '@edgeclub/shared'
+import {
+  API_BASE,
+  type ApiEnvelope,
+  type ErrorCode,
+  type FieldError,
+  messages,
+  type Tokens,
+} from '@edgeclub/shared'
+// Only zod's types: public pages load this file and must not load a validation library. The schemas
+// come from the callers, the member and admin screens, which load zod anyway.
+import type { z } from 'zod'
 import { session } from './session-store'
 
 /**
- * The API client of SPEC §7–§8. Every call resolves to the envelope; failures become
- * { success: false, error: text } and are stored as the session's current error.
+ * The API client. Every call resolves to the envelope; failures become
+ * { success: false, error: text } and are stored as the session's current error. The one exception
+ * is an answer that does not match its schema outside a production build (see checkContract).
  */
 
 export interface ApiResult<T> {
   success: boolean
   data?: T
   message?: string
-  /** The error text (SPEC §8). */
+  /** The error text shown to the member. */
   error?: string
   /** The server's machine code and field errors, when it answered. */
   code?: ErrorCode
@@ -18,12 +29,14 @@ export interface ApiResult<T> {
   status?: number
 }
 
-export interface RequestOptions {
+export interface RequestOptions<T = unknown> {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
   body?: unknown
-  /** Send the bearer token (SPEC §6: everything but the public calls). */
+  /** Send the bearer token (every call but the public ones). */
   auth?: boolean
   signal?: AbortSignal
+  /** The shared schema of the envelope's `data`: a successful answer is checked with it (checkContract). */
+  schema?: z.ZodType<T>
 }
 
 class ApiRequestError extends Error {
@@ -37,7 +50,45 @@ class ApiRequestError extends Error {
   }
 }
 
-function send(path: string, options: RequestOptions): Promise<Response> {
+/** The API answered a shape this build was not made for: a bug on one side, not a refusal. */
+export class ContractDriftError extends Error {
+  constructor(
+    readonly request: string,
+    readonly issues: readonly z.core.$ZodIssue[],
+  ) {
+    super(`API contract drift: ${request} answered data its schema rejects: ${describeIssues(issues)}`)
+    this.name = 'ContractDriftError'
+  }
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(data)'}: ${issue.message}`).join('; ')
+}
+
+/**
+ * Checks an answer's data against the shared schema the screen was built for, so that contract
+ * drift fails a test instead of a screen:
+ * - a match comes back as the schema's output; fields the schema does not name are dropped, so an
+ *   API that adds a field is not drift;
+ * - a mismatch is always reported with console.error, naming the request and every zod issue; the
+ *   end-to-end suite runs the production build and fails any test that logs one;
+ * - outside a production build (`import.meta.env.PROD` false: `npm run dev`, Vitest) it then throws
+ *   ContractDriftError, which apiRequest passes on instead of turning it into a failed call, so the
+ *   work stops where the mismatch happened;
+ * - in a production build the data is handed on as received: a changed field the screen may not
+ *   even read, or an API deploy lagging behind the web's, must not take the page away from a
+ *   member; the screen fares as it did before answers were checked.
+ */
+export function checkContract<T>(request: string, schema: z.ZodType<T>, data: unknown): T {
+  const parsed = schema.safeParse(data)
+  if (parsed.success) return parsed.data
+  const drift = new ContractDriftError(request, parsed.error.issues)
+  console.error(drift.message)
+  if (!import.meta.env.PROD) throw drift
+  return data as T
+}
+
+function send(path: string, options: RequestOptions<unknown>): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.body !== undefined) headers['content-type'] = 'application/json'
   const token = session.getState().token
@@ -63,7 +114,8 @@ export function refreshAccessToken(): Promise<boolean> {
         body: { refreshToken },
         auth: false,
       })
-      const body = (await response.json()) as ApiEnvelope<{ accessToken: string; refreshToken?: string }>
+      // Checked by hand: a refresh can happen on a public page, which loads no schemas.
+      const body = (await response.json()) as ApiEnvelope<Tokens>
       if (!response.ok || !body.data?.accessToken) throw new Error(body.message ?? 'refresh failed')
       session.setTokens(body.data)
       return true
@@ -77,16 +129,23 @@ export function refreshAccessToken(): Promise<boolean> {
   return refreshing
 }
 
-async function fetchWithRefresh(path: string, options: RequestOptions): Promise<Response> {
+async function fetchWithRefresh(path: string, options: RequestOptions<unknown>): Promise<Response> {
   const response = await send(path, options)
   if (response.status !== 401 || options.auth === false || !session.getState().refreshToken) return response
   return (await refreshAccessToken()) ? send(path, options) : response
 }
 
-export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
+/**
+ * One API call. With `schema`, a successful answer's data is checked (checkContract); without it
+ * (the public pages, which load no schemas) the data is the caller's to check.
+ */
+export async function apiRequest<T = unknown>(
+  path: string,
+  options: RequestOptions<T> = {},
+): Promise<ApiResult<T>> {
   try {
     const response = await fetchWithRefresh(path, options)
-    const body = (await response.json().catch(() => undefined)) as ApiEnvelope<T> | undefined
+    const body = (await response.json().catch(() => undefined)) as ApiEnvelope<unknown> | undefined
     if (!response.ok) {
       throw new ApiRequestError(
         body?.message || messages.api.requestFailed,
@@ -95,9 +154,13 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
         body?.errors,
       )
     }
-    return { success: true, ...body, status: response.status }
+    const data = options.schema
+      ? checkContract(`${options.method ?? 'GET'} ${path}`, options.schema, body?.data)
+      : (body?.data as T | undefined)
+    return { success: true, ...body, data, status: response.status }
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error
+    if (error instanceof ContractDriftError) throw error
     const message = error instanceof Error && error.message ? error.message : messages.api.unknownError
     const failure = error instanceof ApiRequestError ? error : undefined
     session.setError({ code: 'API_ERROR', message, serverCode: failure?.code })

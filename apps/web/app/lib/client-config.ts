@@ -1,12 +1,11 @@
+import type { ClientConfig } from '@edgeclub/shared'
 import { apiRequest } from './api-client'
 
-/** GET /config: what the server tells the browser about its setup (never a secret). */
-export interface ClientConfig {
-  stripePublishableKey: string | null
-  stripeJsUrl: string | null
-  cryptoEnabled: boolean
-  discordEnabled: boolean
-}
+/**
+ * GET /config: what the server tells the browser about its setup (never a secret). Its shape is only
+ * a type here, so any page, a public one too, can ask without loading schemas; each reader copes
+ * with a missing field (no key: no card form; no flag: no crypto).
+ */
 
 let cached: Promise<ClientConfig> | undefined
 

@@ -1,8 +1,8 @@
-import type { ErrorCode, PublicUser } from '@edgeclub/shared'
+import type { ErrorCode, PublicUser, Tokens } from '@edgeclub/shared'
 import { STORAGE_KEYS } from './storage-keys'
 
 /**
- * The signed-in session (SPEC §4): user, access token and refresh token, in memory and in
+ * The signed-in session: user, access token and refresh token, in memory and in
  * localStorage under the contract keys, plus the current API error and per-area loading flags.
  */
 
@@ -60,7 +60,7 @@ export const session = {
     return () => listeners.delete(listener)
   },
 
-  /** SPEC §4: restore a stored user and token; a user that cannot be parsed logs the session out. */
+  /** Restores a stored user and token; a user that cannot be parsed logs the session out. */
   restore() {
     const store = storage()
     if (!store) return
@@ -80,8 +80,8 @@ export const session = {
     }
   },
 
-  /** SPEC §4: on register or login, keep user and both tokens in state and storage. */
-  signIn(user: PublicUser, tokens: { accessToken: string; refreshToken: string }) {
+  /** On register or login, keeps the user and both tokens in state and storage. */
+  signIn(user: PublicUser, tokens: Tokens) {
     const store = storage()
     store?.setItem(STORAGE_KEYS.user, JSON.stringify(user))
     store?.setItem(STORAGE_KEYS.token, tokens.accessToken)
@@ -95,14 +95,14 @@ export const session = {
   },
 
   /** A refreshed access token (and the rotated refresh token the server returns with it). */
-  setTokens(tokens: { accessToken: string; refreshToken?: string }) {
+  setTokens(tokens: Pick<Tokens, 'accessToken'> & Partial<Pick<Tokens, 'refreshToken'>>) {
     const store = storage()
     store?.setItem(STORAGE_KEYS.token, tokens.accessToken)
     if (tokens.refreshToken) store?.setItem(STORAGE_KEYS.refreshToken, tokens.refreshToken)
     setState({ token: tokens.accessToken, refreshToken: tokens.refreshToken ?? state.refreshToken })
   },
 
-  /** SPEC §4: logout clears all three. */
+  /** Logout clears all three. */
   clear() {
     const store = storage()
     store?.removeItem(STORAGE_KEYS.user)
@@ -121,7 +121,7 @@ export const session = {
   },
 }
 
-/** SPEC §4: authenticated only when both a user and a token exist. */
+/** Authenticated only when both a user and a token exist. */
 export function isAuthenticated(value: Pick<SessionState, 'user' | 'token'>): boolean {
   return Boolean(value.user && value.token)
 }

@@ -1,4 +1,4 @@
-/** DESIGN §4 (contract): the browser storage keys. */
+/** The browser storage keys. Fixed names: stored sessions live under them, so renaming one signs everybody out. */
 export const STORAGE_KEYS = {
   token: 'token',
   refreshToken: 'refreshToken',

@@ -11,7 +11,7 @@ export interface RemoteData<T> {
 }
 
 /**
- * A small loader for the public pages, which must stay light (DESIGN §6 landing-page budget);
+ * A small loader for the public pages, which must stay light (the landing page has a size budget);
  * the member and admin areas use TanStack Query.
  */
 export function useRemoteData<T>(

@@ -1,7 +1,6 @@
 import { paths, site } from '@edgeclub/shared'
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
-import { Link, useNavigate, useSearchParams } from 'react-router'
+import { QueryClientProvider } from '@tanstack/react-query'
+import { Link, useSearchParams } from 'react-router'
 import { ButtonLink } from '../components/ui/button'
 import { LogoMark } from '../components/ui/icons'
 import { AuditSection } from '../features/admin/audit-section'
@@ -9,9 +8,11 @@ import { BroadcastSection } from '../features/admin/broadcast-section'
 import { PaymentsSection, SubscriptionsSection } from '../features/admin/lists-section'
 import { OverviewSection } from '../features/admin/overview-section'
 import { PlansSection } from '../features/admin/plans-section'
-import { UserDetailSection, UsersSection } from '../features/admin/users-section'
-import { fetchProfile } from '../features/auth/auth-api'
+import { UserDetailSection } from '../features/admin/user-detail-section'
+import { UsersSection } from '../features/admin/users-section'
+import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
+import { SessionGuard } from '../lib/session-guard'
 import { useSession } from '../lib/use-session'
 
 export function meta() {
@@ -29,35 +30,17 @@ const SECTIONS = [
 ] as const
 type Section = (typeof SECTIONS)[number]['id']
 
-const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, staleTime: 5_000 } } })
-
-/** The admin console (issue 6): admins only; the server enforces the role on every call as well. */
+/** The admin console: admins only; the server enforces the role on every call as well. */
 export default function Admin() {
-  const navigate = useNavigate()
-  const { isAuthenticated, user } = useSession()
-  const [verified, setVerified] = useState(false)
+  return (
+    <SessionGuard>
+      <AdminsOnly />
+    </SessionGuard>
+  )
+}
 
-  useEffect(() => {
-    if (!isAuthenticated) {
-      navigate(paths.login, { replace: true })
-      return
-    }
-    let cancelled = false
-    fetchProfile().then((result) => {
-      if (!cancelled && (result.success || result.code !== 'UNAUTHORIZED')) setVerified(true)
-    })
-    return () => {
-      cancelled = true
-    }
-  }, [isAuthenticated, navigate])
-
-  if (!isAuthenticated || !verified) {
-    return (
-      <div className="flex min-h-screen items-center justify-center" role="status">
-        <p className="text-slate-300">Verifying authentication...</p>
-      </div>
-    )
-  }
+function AdminsOnly() {
+  const { user } = useSession()
   if (user?.role !== 'admin') {
     return (
       <main className="flex min-h-screen flex-col items-center justify-center gap-4 px-4 text-center">

@@ -1,16 +1,22 @@
 import { paths } from '@edgeclub/shared'
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { QueryClientProvider } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { MenuIcon } from '../components/ui/icons'
-import { fetchProfile, logout } from '../features/auth/auth-api'
+import { logout } from '../features/auth/auth-api'
+import { DiscordTab } from '../features/community/discord-tab'
 import { FlashMessage } from '../features/dashboard/flash-message'
+import { OverviewTab } from '../features/dashboard/overview-tab'
 import { Sidebar } from '../features/dashboard/sidebar'
-import { DashboardTabPanel } from '../features/dashboard/tab-panel'
-import { DASHBOARD_TABS, tabFrom } from '../features/dashboard/tabs'
+import { DASHBOARD_TABS, type DashboardTab, tabFrom } from '../features/dashboard/tabs'
 import { useSidebar } from '../features/dashboard/use-sidebar'
+import { PaymentHistoryTab } from '../features/payments/history-tab'
+import { SettingsTab } from '../features/settings/settings-tab'
+import { SubscriptionTab } from '../features/subscriptions/subscription-tab'
+import { TipTab } from '../features/tips/tip-tab'
+import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
-import { useSession } from '../lib/use-session'
+import { SessionGuard } from '../lib/session-guard'
 
 export function meta() {
   return [
@@ -19,47 +25,14 @@ export function meta() {
   ]
 }
 
-/** Server state of the member area lives in TanStack Query, created with the dashboard (not on public pages). */
-const queryClient = new QueryClient({
-  defaultOptions: { queries: { retry: 1, staleTime: 10_000, refetchOnWindowFocus: true } },
-})
-
-type Check = 'verifying' | 'verified'
-
-/** SPEC §2: only for signed-in members; 'Verifying authentication...' while the session is checked. */
+/** The member dashboard: signed-in members only. */
 export default function Dashboard() {
-  const navigate = useNavigate()
-  const { isAuthenticated } = useSession()
-  const [check, setCheck] = useState<Check>('verifying')
-
-  useEffect(() => {
-    if (!isAuthenticated) {
-      navigate(paths.login, { replace: true })
-      return
-    }
-    if (check === 'verified') return
-    let cancelled = false
-    fetchProfile().then((result) => {
-      if (cancelled) return
-      // A session the server no longer accepts was cleared by the API client; the guard above redirects.
-      if (result.success || result.code !== 'UNAUTHORIZED') setCheck('verified')
-    })
-    return () => {
-      cancelled = true
-    }
-  }, [isAuthenticated, check, navigate])
-
-  if (!isAuthenticated || check === 'verifying') {
-    return (
-      <div className="flex min-h-screen items-center justify-center" role="status">
-        <p className="text-slate-300">Verifying authentication...</p>
-      </div>
-    )
-  }
   return (
-    <QueryClientProvider client={queryClient}>
-      <DashboardFrame />
-    </QueryClientProvider>
+    <SessionGuard>
+      <QueryClientProvider client={queryClient}>
+        <DashboardFrame />
+      </QueryClientProvider>
+    </SessionGuard>
   )
 }
 
@@ -76,12 +49,12 @@ function DashboardFrame() {
     void queryClient.invalidateQueries()
   }, [])
 
+  // Signing out always ends on the sign-in page; the cache goes with the session (lib/query-client).
   const signOut = async () => {
     setSigningOut(true)
     try {
       await logout()
     } finally {
-      queryClient.clear()
       navigate(paths.login, { replace: true })
     }
   }
@@ -114,9 +87,27 @@ function DashboardFrame() {
         </div>
         <main className="space-y-6 px-4 py-6 sm:px-6">
           <FlashMessage />
-          <DashboardTabPanel tab={tab} />
+          <TabPanel tab={tab} />
         </main>
       </div>
     </div>
   )
+}
+
+/** The open tab; the address keeps it (?tab=settings). */
+function TabPanel({ tab }: { tab: DashboardTab }) {
+  switch (tab) {
+    case 'subscription':
+      return <SubscriptionTab />
+    case 'payments':
+      return <PaymentHistoryTab />
+    case 'tip':
+      return <TipTab />
+    case 'discord':
+      return <DiscordTab />
+    case 'settings':
+      return <SettingsTab />
+    default:
+      return <OverviewTab />
+  }
 }

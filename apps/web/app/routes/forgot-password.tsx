@@ -14,7 +14,7 @@ export function meta() {
   return seo('Forgot password', 'Get a link to reset your EdgeClub password.')
 }
 
-/** SPEC §2/§4: form, then sent, then back to the form. */
+/** Forgot password: form, then sent, then back to the form. */
 export default function ForgotPassword() {
   const { loading, error } = useSession()
   const [email, setEmail] = useState('')

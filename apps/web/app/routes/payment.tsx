@@ -2,16 +2,17 @@ import { checkoutMessages, cryptoMessages, formatMoney, type Plan, paths } from 
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Button, ButtonLink } from '../components/ui/button'
+import { CardField } from '../components/ui/card-field'
 import { Alert } from '../components/ui/field'
 import { CheckIcon } from '../components/ui/icons'
 import { Badge } from '../components/ui/layout'
-import { CardField } from '../features/payments/card-field'
-import { createCryptoCheckout, useCryptoEnabled } from '../features/payments/crypto-api'
-import { confirmPayment, type PaymentSessionState } from '../features/payments/payments-api'
-import { StripeGate, useStripeLoad } from '../features/payments/stripe-gate'
-import { useCardPayment } from '../features/payments/use-card-payment'
+import { StripeGate } from '../components/ui/stripe-gate'
+import { confirmPayment } from '../features/payments/payments-api'
+import { createCryptoCheckout, type PaymentSessionState, useCryptoEnabled } from '../lib/checkout-api'
 import type { DashboardState, LoginState } from '../lib/navigation-state'
 import { seo } from '../lib/seo'
+import { useStripeLoad } from '../lib/stripe-loader'
+import { useCardPayment } from '../lib/use-card-payment'
 import { useSession } from '../lib/use-session'
 
 export function meta() {
@@ -21,7 +22,7 @@ export function meta() {
   ]
 }
 
-/** SPEC §9: the success redirect waits 3 seconds. */
+/** The success redirect waits 3 seconds. */
 export const REDIRECT_MS = 3_000
 
 function isPaymentSession(state: unknown): state is PaymentSessionState {
@@ -31,7 +32,7 @@ function isPaymentSession(state: unknown): state is PaymentSessionState {
   )
 }
 
-/** SPEC §2 Payment: the plan summary, the card form and the 'Pay {amount}' button. */
+/** The payment page: the plan summary, the card form and the 'Pay {amount}' button. */
 export default function Payment() {
   const location = useLocation()
   const navigate = useNavigate()

@@ -2,9 +2,9 @@ import { messages, type Plan, paths, site } from '@edgeclub/shared'
 import { Link, useNavigate } from 'react-router'
 import { Button } from '../components/ui/button'
 import { Container, PageHero } from '../components/ui/layout'
-import { PlanGrid } from '../features/plans/plan-grid'
-import { fetchActivePlans } from '../features/plans/plans-api'
+import { PlanGrid } from '../components/ui/plan-grid'
 import type { LoginState } from '../lib/navigation-state'
+import { fetchActivePlans } from '../lib/plans-api'
 import { seo } from '../lib/seo'
 import { useRemoteData } from '../lib/use-remote-data'
 
@@ -20,7 +20,7 @@ export default function Pricing() {
   const { status, data: plans, reload } = useRemoteData(fetchActivePlans)
 
   const choose = (plan: Plan) => {
-    // SPEC §2: sign in first, carrying the origin, the plan and the message; no checkout here.
+    // Sign in first, carrying the origin, the plan and the message; no checkout here.
     const state: LoginState = {
       from: paths.pricing,
       planId: plan.id,

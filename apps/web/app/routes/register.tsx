@@ -11,8 +11,8 @@ import { Link, Navigate, useNavigate } from 'react-router'
 import { Button } from '../components/ui/button'
 import { Alert, Field, SelectInput, TextField } from '../components/ui/field'
 import { CheckIcon } from '../components/ui/icons'
+import { PasswordInput } from '../components/ui/password-input'
 import { register } from '../features/auth/auth-api'
-import { PasswordInput } from '../features/auth/password-input'
 import { serverFieldErrors, zodFieldErrors } from '../lib/form-errors'
 import type { DashboardState } from '../lib/navigation-state'
 import { seo } from '../lib/seo'
@@ -56,7 +56,7 @@ export default function Register() {
   useEffect(() => session.setError(null), [])
   if (isAuthenticated && !done) return <Navigate to={paths.dashboard} replace />
 
-  // SPEC §5: each field's error clears when that field is edited.
+  // Each field's error clears when that field is edited.
   const set = <K extends keyof RegisterForm>(field: K, value: RegisterForm[K]) => {
     setForm((current) => ({ ...current, [field]: value }))
     setErrors((current) => (current[field] ? { ...current, [field]: '' } : current))

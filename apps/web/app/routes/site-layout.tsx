@@ -3,7 +3,7 @@ import { Outlet, useLocation } from 'react-router'
 import { SiteFooter } from '../components/site-footer'
 import { SiteHeader } from '../components/site-header'
 
-/** The header and footer rules of SPEC §2, in one place (the rules live in @edgeclub/shared paths). */
+/** Where the header and footer show, in one place (the rules live in @edgeclub/shared paths). */
 export default function SiteLayout() {
   const { pathname } = useLocation()
   return (

@@ -10,7 +10,7 @@ export function meta() {
   )
 }
 
-// SPEC §2: all content on this page is hard-coded sample data.
+// All content on this page is hard-coded sample data.
 const featured = {
   league: 'NBA',
   matchup: 'Boston Celtics at Milwaukee Bucks',

@@ -1,4 +1,15 @@
-import { API_BASE, type Pagination } from '@edgeclub/shared'
+import {
+  AdminPlanPageSchema,
+  AnalyticsSchema,
+  API_BASE,
+  type ApiEnvelope,
+  DiscordHealthSchema,
+  type Pagination,
+  ReconciliationIssuesSchema,
+  ReconciliationRunSchema,
+} from '@edgeclub/shared'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import type { z } from 'zod'
 import { apiRequest, refreshAccessToken } from '../../lib/api-client'
 import { session } from '../../lib/session-store'
 
@@ -11,10 +22,14 @@ export interface ListQuery {
   filters?: Record<string, string>
 }
 
+/** One page of any admin list; each list's shared schema (AdminUserPageSchema...) has this shape. */
 export interface ListResult<T> {
   items: T[]
   pagination: Pagination
 }
+
+/** The shared schema of an admin list's page. */
+export type ListSchema<T> = z.ZodType<ListResult<T>>
 
 export function queryString(query: ListQuery, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams({
@@ -29,26 +44,31 @@ export function queryString(query: ListQuery, extra: Record<string, string> = {}
   return params.toString()
 }
 
-/** GET an admin list; throws with the server's message so the table can show it. */
-export async function fetchList<T>(path: string, query: ListQuery): Promise<ListResult<T>> {
-  const result = await apiRequest<ListResult<T>>(`${path}?${queryString(query)}`)
+/** GET an admin list, checked with its schema; throws with the server's message so the table can show it. */
+export async function fetchList<T>(
+  path: string,
+  query: ListQuery,
+  schema: ListSchema<T>,
+): Promise<ListResult<T>> {
+  const result = await apiRequest(`${path}?${queryString(query)}`, { schema })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Could not load the list')
   return result.data
 }
 
-export async function fetchData<T>(path: string): Promise<T> {
-  const result = await apiRequest<T>(path)
+export async function fetchData<T>(path: string, schema: z.ZodType<T>): Promise<T> {
+  const result = await apiRequest(path, { schema })
   if (!result.success || result.data === undefined) throw new Error(result.error ?? 'Could not load')
   return result.data
 }
 
-/** An admin action: resolves to the server's message, or throws it. */
-export async function act<T = unknown>(
+/** An admin action, its answer checked with the route's schema: resolves to the server's message, or throws it. */
+export async function act<T>(
   path: string,
   method: 'POST' | 'PUT' | 'DELETE',
+  schema: z.ZodType<T>,
   body?: unknown,
 ): Promise<{ message: string; data: T }> {
-  const result = await apiRequest<T>(path, { method, body })
+  const result = await apiRequest(path, { method, body, schema })
   if (!result.success)
     throw Object.assign(new Error(result.error ?? 'The action failed'), { errors: result.errors })
   return { message: result.message ?? 'Done', data: result.data as T }
@@ -61,7 +81,7 @@ export async function downloadCsv(path: string, query: ListQuery, name: string):
   let response = await request()
   if (response.status === 401 && (await refreshAccessToken())) response = await request()
   if (!response.ok) {
-    const body = (await response.json().catch(() => undefined)) as { message?: string } | undefined
+    const body = (await response.json().catch(() => undefined)) as ApiEnvelope<unknown> | undefined
     throw new Error(body?.message ?? `Export failed (${response.status})`)
   }
   // The server names the file (members-2026-01-31.csv); the name given here is the fallback.
@@ -77,4 +97,62 @@ export async function downloadCsv(path: string, query: ListQuery, name: string):
   // Revoked after the click has been handled: some browsers read the URL asynchronously.
   setTimeout(() => URL.revokeObjectURL(link.href), 1_000)
   return fileName
+}
+
+/** One page of an admin list; the previous page stays on screen while the next one loads. */
+export function useAdminList<T>(path: string, query: ListQuery, schema: ListSchema<T>) {
+  return useQuery({
+    queryKey: ['admin', path, query],
+    queryFn: () => fetchList(path, query, schema),
+    placeholderData: keepPreviousData,
+  })
+}
+
+/** GET /admin/analytics: USD figures of the whole club. */
+export function useAnalytics() {
+  return useQuery({
+    queryKey: ['admin', 'analytics'],
+    queryFn: () => fetchData('/admin/analytics', AnalyticsSchema),
+  })
+}
+
+/** Money a processor holds that the ledger could not match: the reconciliation sweep's open findings. */
+export function useReconciliationIssues() {
+  return useQuery({
+    queryKey: ['admin', 'reconciliation'],
+    queryFn: () => fetchData('/admin/reconciliation', ReconciliationIssuesSchema),
+  })
+}
+
+/** Runs the reconciliation now; the answer's message says what it found. */
+export async function runReconciliation() {
+  return apiRequest('/admin/reconciliation/run', { method: 'POST', schema: ReconciliationRunSchema })
+}
+
+/** Whether the Discord bot can do its work, and how many member roles are out of step. */
+export function useDiscordHealth() {
+  return useQuery({
+    queryKey: ['admin', 'discord-health'],
+    queryFn: () => fetchData('/admin/discord/health', DiscordHealthSchema),
+  })
+}
+
+/** Every plan, archived ones included, for the plans editor. */
+export function useAdminPlans() {
+  return useQuery({
+    queryKey: ['admin', 'plans'],
+    queryFn: () =>
+      fetchList(
+        '/admin/plans',
+        {
+          page: 1,
+          limit: 100,
+          search: '',
+          sortBy: 'sortOrder',
+          sortOrder: 'asc',
+          filters: { includeArchived: 'true' },
+        },
+        AdminPlanPageSchema,
+      ),
+  })
 }

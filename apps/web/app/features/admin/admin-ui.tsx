@@ -8,28 +8,8 @@ export const smallInput = inputClasses.replace('block w-full', 'block').replace(
 
 export type NoticeState = { tone: 'success' | 'error'; text: string } | null
 
-export function Panel({
-  title,
-  children,
-  actions,
-}: {
-  title: string
-  children: ReactNode
-  actions?: ReactNode
-}) {
-  const id = `panel-${useId().replace(/[^\w-]/g, '')}`
-  return (
-    <section aria-labelledby={id} className="rounded-2xl border border-slate-800 bg-slate-900/70 p-4 sm:p-6">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id={id} className="text-lg font-semibold text-white">
-          {title}
-        </h2>
-        {actions}
-      </div>
-      <div className="mt-4">{children}</div>
-    </section>
-  )
-}
+/** Runs an operator action that resolves to its outcome in words, shows it, and reloads what changed. */
+export type RunAction = (work: () => Promise<string>) => Promise<void>
 
 /** An action's outcome; scrolled into view, since on a phone the action may be far below it. */
 export function Notice({ notice }: { notice: NoticeState }) {
@@ -155,3 +135,12 @@ export const moment = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }) : '—'
 /** API words (past_due, partially_refunded) as people read them. */
 export const words = (value: string) => value.replace(/_/g, ' ')
+
+/** Who took the money: the filter options and the words the lists use. */
+export const PROVIDERS = [
+  { value: 'stripe', label: 'Card' },
+  { value: 'crypto', label: 'Crypto' },
+  { value: 'admin', label: 'Complimentary' },
+]
+export const providerLabel = (provider: string) =>
+  PROVIDERS.find((item) => item.value === provider)?.label ?? provider

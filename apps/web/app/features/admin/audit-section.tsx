@@ -1,18 +1,8 @@
+import { type AuditEntry, AuditPageSchema } from '@edgeclub/shared'
 import { Link } from 'react-router'
 import { moment } from './admin-ui'
 import { DataTable } from './data-table'
-import { memberHref } from './lists-section'
-
-interface AuditEntry {
-  id: string
-  actor: { email: string } | null
-  action: string
-  targetType: string
-  targetId: string | null
-  outcome: 'success' | 'failure'
-  details: Record<string, unknown>
-  createdAt: string
-}
+import { linkClasses, memberHref } from './member-links'
 
 /** The details an admin wrote or chose (days, role, reason...), as short text. */
 function detailsText(details: Record<string, unknown>): string {
@@ -34,6 +24,7 @@ export function AuditSection() {
     <DataTable<AuditEntry>
       title="Audit log"
       path="/admin/audit"
+      schema={AuditPageSchema}
       searchLabel="Search action, admin or target"
       defaultSort="createdAt"
       columns={[
@@ -44,10 +35,7 @@ export function AuditSection() {
           header: 'Target',
           render: (e) =>
             e.targetType === 'user' && e.targetId ? (
-              <Link
-                to={memberHref(e.targetId)}
-                className="font-medium text-emerald-300 underline-offset-2 hover:underline"
-              >
+              <Link to={memberHref(e.targetId)} className={linkClasses}>
                 member<span className="sr-only"> {e.targetId}</span>
               </Link>
             ) : (

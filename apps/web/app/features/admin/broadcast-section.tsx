@@ -1,17 +1,11 @@
-import { BroadcastSchema } from '@edgeclub/shared'
-import { useQuery } from '@tanstack/react-query'
+import { BroadcastResultSchema, BroadcastSchema } from '@edgeclub/shared'
 import { useEffect, useRef, useState } from 'react'
 import { buttonClasses } from '../../components/ui/button'
 import { Alert, Field, TextArea, TextField } from '../../components/ui/field'
+import { Panel } from '../../components/ui/panel'
 import { zodFieldErrors } from '../../lib/form-errors'
-import { act, fetchData } from './admin-api'
-import { failureText, Notice, type NoticeState, Panel } from './admin-ui'
-
-interface Health {
-  ok: boolean
-  checks: { name: string; ok: boolean; detail: string }[]
-  drift: { missingRole: number; extraRole: number }
-}
+import { act, useDiscordHealth } from './admin-api'
+import { failureText, Notice, type NoticeState } from './admin-ui'
 
 export function BroadcastSection() {
   const [title, setTitle] = useState('')
@@ -30,10 +24,7 @@ export function BroadcastSection() {
     else if (wasConfirming.current) reviewRef.current?.focus()
     wasConfirming.current = confirming
   }, [confirming])
-  const health = useQuery({
-    queryKey: ['admin', 'discord-health'],
-    queryFn: () => fetchData<Health>('/admin/discord/health'),
-  })
+  const health = useDiscordHealth()
 
   const review = () => {
     const parsed = BroadcastSchema.safeParse({ title: title.trim() || undefined, message, alsoEmail })
@@ -47,7 +38,7 @@ export function BroadcastSection() {
     setNotice(null)
     setSending(true)
     try {
-      const { data } = await act<{ emailed: number }>('/admin/broadcast', 'POST', {
+      const { data } = await act('/admin/broadcast', 'POST', BroadcastResultSchema, {
         title: title.trim() || undefined,
         message,
         alsoEmail,

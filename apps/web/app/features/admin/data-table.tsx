@@ -1,9 +1,8 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Fragment, type ReactNode, useId, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert, inputClasses } from '../../components/ui/field'
-import { downloadCsv, fetchList, type ListQuery } from './admin-api'
+import { downloadCsv, type ListQuery, type ListSchema, useAdminList } from './admin-api'
 import { failureText, smallInput } from './admin-ui'
 
 export interface Column<T> {
@@ -56,6 +55,7 @@ function readQuery(
 export function DataTable<T extends { id: string }>({
   title,
   path,
+  schema,
   columns,
   defaultSort,
   defaultOrder = 'desc',
@@ -67,6 +67,8 @@ export function DataTable<T extends { id: string }>({
 }: {
   title: string
   path: string
+  /** The shared schema of the list's page: every page is checked with it. */
+  schema: ListSchema<T>
   columns: Column<T>[]
   defaultSort: string
   defaultOrder?: 'asc' | 'desc'
@@ -84,11 +86,7 @@ export function DataTable<T extends { id: string }>({
   const [exportNotice, setExportNotice] = useState<{ tone: 'success' | 'error'; text: string } | null>(null)
   const ids = useId().replace(/[^\w-]/g, '')
   const headingId = `table-${ids}`
-  const list = useQuery({
-    queryKey: ['admin', path, query],
-    queryFn: () => fetchList<T>(path, query),
-    placeholderData: keepPreviousData,
-  })
+  const list = useAdminList(path, query, schema)
 
   /** Changes the query in the address; page goes back to 1 unless it is the change. */
   const update = (changes: Record<string, string | number | null>) =>

@@ -1,52 +1,22 @@
+import {
+  type AdminSubscription,
+  AdminSubscriptionPageSchema,
+  PaymentPageSchema,
+  type PaymentView,
+} from '@edgeclub/shared'
 import { useState } from 'react'
 import { Link } from 'react-router'
-import { day, money, Notice, type NoticeState, words } from './admin-ui'
+import { day, money, Notice, type NoticeState, PROVIDERS, providerLabel, words } from './admin-ui'
 import { DataTable } from './data-table'
+import { linkClasses, memberHref } from './member-links'
 import { isRefundable, RefundButton } from './refund-button'
-
-interface AdminSubscription {
-  id: string
-  userId: string
-  userEmail: string
-  planId: { name: string }
-  status: string
-  provider: string
-  startDate: string
-  endDate: string | null
-  cancelAtPeriodEnd: boolean
-}
-
-interface AdminPayment {
-  id: string
-  userEmail?: string
-  kind: string
-  planId: { name: string } | null
-  amount: number
-  amountRefunded: number
-  currency: string
-  status: string
-  provider: string
-  createdAt: string
-}
-
-export const PROVIDERS = [
-  { value: 'stripe', label: 'Card' },
-  { value: 'crypto', label: 'Crypto' },
-  { value: 'admin', label: 'Complimentary' },
-]
-export const providerLabel = (provider: string) =>
-  PROVIDERS.find((item) => item.value === provider)?.label ?? provider
-
-const linkClasses = 'font-medium text-emerald-300 underline-offset-2 hover:underline'
-
-/** The member's page in the console. */
-export const memberHref = (userId: string) => `?section=users&user=${encodeURIComponent(userId)}`
 
 export function SubscriptionsSection() {
   return (
     <DataTable<AdminSubscription>
       title="Subscriptions"
       path="/admin/subscriptions"
+      schema={AdminSubscriptionPageSchema}
       searchLabel="Search member, Discord, plan or status"
       defaultSort="createdAt"
       exportName="subscriptions"
@@ -89,9 +59,10 @@ export function PaymentsSection() {
   return (
     <div className="space-y-4">
       <Notice notice={notice} />
-      <DataTable<AdminPayment>
+      <DataTable<PaymentView>
         title="Payments"
         path="/admin/payments"
+        schema={PaymentPageSchema}
         searchLabel="Search member, plan, status or kind"
         defaultSort="createdAt"
         exportName="payments"

@@ -1,19 +1,11 @@
-import { useQuery } from '@tanstack/react-query'
+import type { Analytics } from '@edgeclub/shared'
+import { useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { Button } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
-import { fetchData } from './admin-api'
-import { money, Panel } from './admin-ui'
-
-interface Analytics {
-  currency: string
-  activeMembers: number
-  mrr: number
-  revenueByMonth: { month: string; amount: number }[]
-  newMembers30d: number
-  cancellations30d: number
-  churnRate: number
-  planMix: { planId: string; name: string; slug: string; members: number }[]
-  tips: { currency: string; amount: number; count: number }[]
-}
+import { Panel } from '../../components/ui/panel'
+import { runReconciliation, useAnalytics, useReconciliationIssues } from './admin-api'
+import { money } from './admin-ui'
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (
@@ -97,16 +89,77 @@ function RevenueChart({ data, currency }: { data: Analytics['revenueByMonth']; c
   )
 }
 
+/**
+ * What the hourly reconciliation found paid at Stripe or BTCPay that it could not match to a member's
+ * payment: an operator has to look at each (it is in the audit log too). "Check now" runs it at once.
+ */
+function ReconciliationPanel() {
+  const issues = useReconciliationIssues()
+  const queryClient = useQueryClient()
+  const [checking, setChecking] = useState(false)
+  const [outcome, setOutcome] = useState<{ tone: 'success' | 'error'; text: string } | null>(null)
+  const check = async () => {
+    setChecking(true)
+    setOutcome(null)
+    const result = await runReconciliation()
+    setChecking(false)
+    setOutcome(
+      result.success
+        ? { tone: 'success', text: result.message ?? 'Checked' }
+        : { tone: 'error', text: result.error ?? 'The check failed' },
+    )
+    await queryClient.invalidateQueries({ queryKey: ['admin'] })
+  }
+  const open = issues.data?.issues ?? []
+  return (
+    <Panel title="Payments to check">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-slate-300">
+          {open.length === 0
+            ? 'Everything Stripe and BTCPay hold as paid is in the ledger.'
+            : 'Paid at the processor, but not matched to a member: look each one up there and settle it by hand.'}
+        </p>
+        <Button type="button" variant="secondary" onClick={check} disabled={checking}>
+          {checking ? 'Checking...' : 'Check now'}
+        </Button>
+      </div>
+      {outcome ? (
+        <div className="mt-3">
+          <Alert tone={outcome.tone}>{outcome.text}</Alert>
+        </div>
+      ) : null}
+      {issues.isError ? <Alert tone="error">{issues.error.message}</Alert> : null}
+      {open.length > 0 ? (
+        <ul className="mt-3 space-y-2 text-sm">
+          {open.map((issue) => (
+            <li
+              key={issue.id}
+              className="rounded-xl border border-amber-400/30 bg-amber-400/10 p-3 text-amber-100"
+            >
+              <p className="font-semibold">
+                {issue.rail === 'card' ? 'Stripe' : 'BTCPay'} {issue.kind} {issue.objectId}
+                {issue.amount !== null && issue.currency ? ` · ${money(issue.amount, issue.currency)}` : ''}
+              </p>
+              <p>{issue.detail}</p>
+              <p className="text-xs text-amber-200/80">
+                First seen {new Date(issue.firstSeenAt).toUTCString()}
+              </p>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </Panel>
+  )
+}
+
 export function OverviewSection() {
-  const analytics = useQuery({
-    queryKey: ['admin', 'analytics'],
-    queryFn: () => fetchData<Analytics>('/admin/analytics'),
-  })
+  const analytics = useAnalytics()
   if (analytics.isPending) return <p className="text-slate-300">Loading analytics...</p>
   if (analytics.isError) return <Alert tone="error">{analytics.error.message}</Alert>
   const a = analytics.data
   return (
     <div className="space-y-6">
+      <ReconciliationPanel />
       <dl className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
         <Stat label="Active members" value={String(a.activeMembers)} />
         <Stat label="MRR" value={money(a.mrr, a.currency)} />

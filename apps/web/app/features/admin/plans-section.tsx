@@ -1,14 +1,22 @@
-import { PLAN_INTERVALS, type Plan, PlanInputSchema, sortPlansBySlug, yearlySaving } from '@edgeclub/shared'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import {
+  type AdminPlan,
+  AdminPlanSchema,
+  PLAN_INTERVALS,
+  type Plan,
+  PlanInputSchema,
+  PlanRemovalSchema,
+  sortPlansBySlug,
+  yearlySaving,
+} from '@edgeclub/shared'
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { Alert, Field, SelectInput, TextArea, TextField, TextInput } from '../../components/ui/field'
+import { Panel } from '../../components/ui/panel'
+import { PlanCard } from '../../components/ui/plan-card'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
-import { PlanCard } from '../plans/plan-card'
-import { act, fetchList } from './admin-api'
-import { ConfirmButton, failureText, money, Notice, type NoticeState, Panel } from './admin-ui'
-
-type AdminPlan = Plan & { archived: boolean; subscriberCount: number }
+import { act, useAdminPlans } from './admin-api'
+import { ConfirmButton, failureText, money, Notice, type NoticeState } from './admin-ui'
 
 interface Draft {
   name: string
@@ -130,8 +138,8 @@ function PlanEditor({
     setSaving(true)
     try {
       const { message, data } = plan
-        ? await act<AdminPlan>(`/admin/plans/${plan.id}`, 'PUT', parsed.data)
-        : await act<AdminPlan>('/admin/plans', 'POST', parsed.data)
+        ? await act(`/admin/plans/${plan.id}`, 'PUT', AdminPlanSchema, parsed.data)
+        : await act('/admin/plans', 'POST', AdminPlanSchema, parsed.data)
       onDone(`${message}: ${data.name}`)
     } catch (error) {
       setErrors(serverFieldErrors((error as { errors?: { field: string; message: string }[] }).errors))
@@ -320,18 +328,7 @@ export function PlansSection() {
   const [editing, setEditing] = useState<AdminPlan | 'new' | null>(null)
   const [showArchived, setShowArchived] = useState(false)
   const [notice, setNotice] = useState<NoticeState>(null)
-  const plans = useQuery({
-    queryKey: ['admin', 'plans'],
-    queryFn: () =>
-      fetchList<AdminPlan>('/admin/plans', {
-        page: 1,
-        limit: 100,
-        search: '',
-        sortBy: 'sortOrder',
-        sortOrder: 'asc',
-        filters: { includeArchived: 'true' },
-      }),
-  })
+  const plans = useAdminPlans()
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin'] })
   const run = async (work: () => Promise<{ message: string }>) => {
     setNotice(null)
@@ -408,7 +405,7 @@ export function PlansSection() {
                   <Button
                     variant="secondary"
                     className="px-3 py-1.5"
-                    onClick={() => run(() => act(`/admin/plans/${plan.id}/toggle`, 'POST'))}
+                    onClick={() => run(() => act(`/admin/plans/${plan.id}/toggle`, 'POST', AdminPlanSchema))}
                   >
                     {plan.isActive ? 'Deactivate' : 'Activate'}
                     <span className="sr-only"> {plan.name}</span>
@@ -423,7 +420,7 @@ export function PlansSection() {
                         : `Archive ${plan.name}? It leaves the pricing page for good (a plan nobody ever bought is deleted).`
                     }
                     variant="danger"
-                    onConfirm={() => run(() => act(`/admin/plans/${plan.id}`, 'DELETE'))}
+                    onConfirm={() => run(() => act(`/admin/plans/${plan.id}`, 'DELETE', PlanRemovalSchema))}
                   />
                 </div>
               )}

@@ -1,18 +1,14 @@
-import { RefundSchema } from '@edgeclub/shared'
+import { type PaymentView, RefundResultSchema, RefundSchema } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { act } from './admin-api'
 import { ConfirmButton, failureText, money, type NoticeState, smallInput } from './admin-ui'
 
-export interface RefundablePayment {
-  id: string
-  amount: number
-  amountRefunded: number
-  currency: string
-  status: string
-  provider: string
-  userEmail?: string
-}
+/** What the refund needs of a payment, from the member page's list or the payments table alike. */
+export type RefundablePayment = Pick<
+  PaymentView,
+  'id' | 'amount' | 'amountRefunded' | 'currency' | 'status' | 'provider' | 'userEmail'
+>
 
 /** Card payments only (the API refunds through Stripe); crypto and complimentary ones are settled elsewhere. */
 export const isRefundable = (payment: RefundablePayment) =>
@@ -48,7 +44,12 @@ export function RefundButton({
       return false
     }
     try {
-      const { message } = await act(`/admin/payments/${payment.id}/refund`, 'POST', parsed.data)
+      const { message } = await act(
+        `/admin/payments/${payment.id}/refund`,
+        'POST',
+        RefundResultSchema,
+        parsed.data,
+      )
       const refunded = money(parsed.data.amount ?? remaining, payment.currency)
       onResult({
         tone: 'success',

@@ -1,21 +1,6 @@
+import { DiscordInviteSchema, DiscordStatusSchema } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from '../../lib/api-client'
-
-/** SPEC §3 community invite. */
-export interface Invite {
-  inviteUrl: string
-  targetUsername: string
-  expiresAt: string
-  maxUses: number
-}
-
-export interface DiscordStatus {
-  configured: boolean
-  state: 'unlinked' | 'invited' | 'joined' | 'removed' | 'kicked' | 'banned'
-  roleGranted: boolean
-  discordUsername: string
-  invite: Invite | null
-}
 
 export const communityKeys = { status: ['discord-status'] as const }
 
@@ -23,7 +8,7 @@ export function useDiscordStatus() {
   return useQuery({
     queryKey: communityKeys.status,
     queryFn: async () => {
-      const result = await apiRequest<DiscordStatus>('/discord/status')
+      const result = await apiRequest('/discord/status', { schema: DiscordStatusSchema })
       if (!result.success || !result.data)
         throw new Error(result.error ?? 'Could not load your Discord status')
       return result.data
@@ -33,7 +18,7 @@ export function useDiscordStatus() {
   })
 }
 
-/** SPEC §7: POST /discord/create-invite with no body. */
+/** POST /discord/create-invite, with no body: the server knows who is asking. */
 export function createInvite() {
-  return apiRequest<Invite>('/discord/create-invite', { method: 'POST' })
+  return apiRequest('/discord/create-invite', { method: 'POST', schema: DiscordInviteSchema })
 }

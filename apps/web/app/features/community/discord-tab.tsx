@@ -1,21 +1,16 @@
+import type { DiscordInvite, DiscordLinkState } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { Link } from 'react-router'
 import { Button, buttonClasses } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
-import { isActive, useSubscriptionStatus } from '../subscriptions/subscriptions-api'
-import {
-  communityKeys,
-  createInvite,
-  type DiscordStatus,
-  type Invite,
-  useDiscordStatus,
-} from './community-api'
+import { isActive, useSubscriptionStatus } from '../../lib/subscription-status-api'
+import { communityKeys, createInvite, useDiscordStatus } from './community-api'
 
-/** SPEC §9: the copy notice lasts 3 seconds. */
+/** The copy notice lasts 3 seconds. */
 const COPY_NOTICE_MS = 3_000
 
-const stateLabels: Record<DiscordStatus['state'], string> = {
+const stateLabels: Record<DiscordLinkState, string> = {
   unlinked: 'Not joined yet',
   invited: 'Invite sent — waiting for you to join',
   joined: 'In the server',
@@ -24,12 +19,12 @@ const stateLabels: Record<DiscordStatus['state'], string> = {
   banned: 'Suspended',
 }
 
-/** SPEC §2/§4/§6/§8 Discord Access tab: create, show with copy and join, create new. */
+/** The Discord Access tab: create an invite, show it with copy and join, create a new one. */
 export function DiscordTab() {
   const queryClient = useQueryClient()
   const subscription = useSubscriptionStatus()
   const status = useDiscordStatus()
-  const [invite, setInvite] = useState<Invite | null>(null)
+  const [invite, setInvite] = useState<DiscordInvite | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [creating, setCreating] = useState(false)
   const [copyNotice, setCopyNotice] = useState<{ ok: boolean; text: string } | null>(null)
@@ -40,7 +35,7 @@ export function DiscordTab() {
     return () => clearTimeout(timer)
   }, [copyNotice])
 
-  // SPEC §6: the invite needs hasAccess with an active subscription.
+  // An invite needs the server's hasAccess with an active subscription (the server checks again).
   const allowed = isActive(subscription.data)
 
   const create = async () => {

@@ -1,10 +1,5 @@
-import {
-  CONTACT_MESSAGE_MAX,
-  CONTACT_SUBJECTS,
-  ContactMessageSchema,
-  contactMessages,
-} from '@edgeclub/shared'
-import { type FormEvent, useState } from 'react'
+import { CONTACT_MESSAGE_MAX, CONTACT_SUBJECTS, type ContactReceipt, contactMessages } from '@edgeclub/shared'
+import { type FormEvent, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { Alert, Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
 import { apiRequest } from '../../lib/api-client'
@@ -13,12 +8,28 @@ import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
 const empty = { name: '', email: '', subject: CONTACT_SUBJECTS[0].value as string, message: '' }
 type Values = typeof empty
 
+/**
+ * The form checks a message with the same schema as POST /contact, but the contact page is public
+ * and loads no validation library: the schema arrives when the visitor first focuses the form, or
+ * at the latest when they send it.
+ */
+let schemaLoad: Promise<typeof import('./contact-schema')> | undefined
+function loadSchema() {
+  schemaLoad ??= import('./contact-schema').catch((error: unknown) => {
+    schemaLoad = undefined
+    throw error
+  })
+  return schemaLoad
+}
+
 /** The contact form: validated on both sides with one schema, stored and emailed to support. */
 export function ContactForm() {
   const [values, setValues] = useState<Values>(empty)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [status, setStatus] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle')
   const [failure, setFailure] = useState<string>(contactMessages.failed)
+  // A second press while the schema loads must not send the message twice.
+  const checking = useRef(false)
 
   const update = (field: keyof Values) => (event: { target: { value: string } }) => {
     setValues((current) => ({ ...current, [field]: event.target.value }))
@@ -27,13 +38,25 @@ export function ContactForm() {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    const parsed = ContactMessageSchema.safeParse(values)
+    if (checking.current) return
+    checking.current = true
+    const schema = await loadSchema().then(
+      (module) => module.ContactMessageSchema,
+      () => undefined,
+    )
+    checking.current = false
+    if (!schema) {
+      setFailure(contactMessages.failed)
+      setStatus('failed')
+      return
+    }
+    const parsed = schema.safeParse(values)
     if (!parsed.success) {
       setErrors(zodFieldErrors(parsed.error))
       return
     }
     setStatus('sending')
-    const result = await apiRequest<{ id: string }>('/contact', {
+    const result = await apiRequest<ContactReceipt>('/contact', {
       method: 'POST',
       body: parsed.data,
       auth: false,
@@ -49,7 +72,13 @@ export function ContactForm() {
   }
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-5" aria-labelledby="contact-form-heading">
+    <form
+      onSubmit={submit}
+      onFocus={() => void loadSchema().catch(() => undefined)}
+      noValidate
+      className="space-y-5"
+      aria-labelledby="contact-form-heading"
+    >
       <h2 id="contact-form-heading" className="text-2xl font-bold text-white">
         Send us a message
       </h2>

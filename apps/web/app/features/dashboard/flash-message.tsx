@@ -3,7 +3,7 @@ import { useLocation, useNavigate } from 'react-router'
 import { Alert } from '../../components/ui/field'
 import { type FlashState, flashOf } from '../../lib/navigation-state'
 
-/** SPEC §2: a message passed in navigation state shows for 5 seconds, then the state is cleared. */
+/** A message passed in navigation state shows for 5 seconds, then the state is cleared. */
 export const FLASH_MS = 5_000
 
 export function FlashMessage() {

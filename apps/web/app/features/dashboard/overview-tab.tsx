@@ -1,15 +1,14 @@
 import { formatMoney } from '@edgeclub/shared'
-import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { Alert } from '../../components/ui/field'
+import { PaymentStatusBadge, paymentTitle } from '../../components/ui/payment-status'
+import { daysRemaining } from '../../lib/days-remaining'
+import { usePaymentHistory } from '../../lib/payment-history-api'
+import { isActive, useSubscriptionStatus } from '../../lib/subscription-status-api'
 import { useSession } from '../../lib/use-session'
-import { usePaymentHistory } from '../payments/history-tab'
-import { PaymentStatusBadge, paymentTitle } from '../payments/payment-status'
-import { fetchPaymentSummary, paymentKeys } from '../payments/payments-api'
-import { daysRemaining } from '../subscriptions/days-remaining'
-import { isActive, useSubscriptionStatus } from '../subscriptions/subscriptions-api'
+import { usePaymentSummary } from './overview-api'
 
-/** SPEC §9: recent activity shows 3 items. */
+/** Recent activity shows 3 items. */
 export const RECENT_ITEMS = 3
 
 function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
@@ -22,15 +21,15 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
   )
 }
 
-/** SPEC §2 Overview: the member's summary, 3 recent items and total spent. */
+/** The Overview tab: the member's summary, 3 recent items and total spent. */
 export function OverviewTab() {
   const { user } = useSession()
   const status = useSubscriptionStatus()
   const history = usePaymentHistory()
-  const summary = useQuery({ queryKey: paymentKeys.summary, queryFn: fetchPaymentSummary })
+  const summary = usePaymentSummary()
   const subscription = status.data?.activeSubscription
   const active = isActive(status.data)
-  // SPEC §9: total spent sums completed payments, to 2 decimals (per currency when there are several).
+  // Total spent sums completed payments, to 2 decimals (per currency when there are several).
   const totals = summary.data?.totals ?? []
   const totalSpent = totals.length
     ? totals.map((total) => formatMoney(total.amount, total.currency)).join(' · ')

@@ -1,4 +1,4 @@
-/** SPEC §2 Dashboard: the sidebar tabs, in order. The URL keeps the open tab (?tab=settings). */
+/** The dashboard's sidebar tabs, in order. The URL keeps the open tab (?tab=settings). */
 export const DASHBOARD_TABS = [
   { id: 'overview', label: 'Overview' },
   { id: 'subscription', label: 'Subscription' },

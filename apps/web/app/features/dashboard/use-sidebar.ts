@@ -1,13 +1,13 @@
 import { useCallback, useEffect, useState } from 'react'
 import { STORAGE_KEYS } from '../../lib/storage-keys'
 
-/** SPEC §9: the sidebar breakpoint. */
+/** The width from which the sidebar is open by default. */
 export const SIDEBAR_BREAKPOINT = 1024
 
 const isWide = () => window.innerWidth >= SIDEBAR_BREAKPOINT
 
 /**
- * SPEC §2: open by default at 1024 px or wider, unless the member toggled it by hand; that choice
+ * Open by default at 1024 px or wider, unless the member toggled it by hand; that choice
  * is kept in sessionStorage ('sidebarToggled': 'true' open, 'false' closed). On small screens it
  * collapses after a tab is chosen.
  */

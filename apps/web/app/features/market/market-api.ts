@@ -6,11 +6,11 @@ export async function fetchMarketPrices(signal: AbortSignal): Promise<MarketPric
     signal,
     headers: { accept: 'application/json' },
   })
-  // SPEC §8: the price fetch error is 'API Error: {status}'.
+  // A failed price fetch reads 'API Error: {status}'.
   if (!response.ok) throw new Error(`API Error: ${response.status}`)
   const body = (await response.json().catch(() => undefined)) as { data?: Partial<MarketPrices> } | undefined
   const data = body?.data
-  // SPEC §5: the response must contain bitcoin, ethereum and solana.
+  // An answer without bitcoin, ethereum and solana is not a price list.
   if (!data || !Array.isArray(data.prices) || !hasEveryCoin(data.prices)) throw new Error(INVALID_PRICE_DATA)
   return data as MarketPrices
 }

@@ -37,7 +37,7 @@ function PriceRow({ price, pending }: { price: CryptoPrice; pending: boolean }) 
 }
 
 /**
- * SPEC §2/§4 price card: loading, loaded and error states; a silent refresh every 30 seconds;
+ * The live price card: loading, loaded and error states; a silent refresh every 30 seconds;
  * placeholder items when the first load fails; the static 'AI 95% Accuracy' tile.
  */
 export function PriceCard() {

@@ -1,39 +1,20 @@
-import { formatMoney, type Plan } from '@edgeclub/shared'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { formatMoney, type PaymentView, type Plan, paths } from '@edgeclub/shared'
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef } from 'react'
 import { useNavigate } from 'react-router'
 import { Button, buttonClasses } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
-import { usePlans } from '../subscriptions/subscription-tab'
-import { subscriptionKeys } from '../subscriptions/subscriptions-api'
-import { cryptoState } from './crypto-api'
-import { PaymentStatusBadge, paymentTitle } from './payment-status'
-import {
-  fetchPaymentHistory,
-  type PaymentRecord,
-  type PaymentSessionState,
-  paymentKeys,
-} from './payments-api'
-
-/** SPEC §2/§9: the dashboard lists the 10 newest payments. */
-export const HISTORY_LIMIT = 10
-
-export function usePaymentHistory() {
-  return useQuery({
-    queryKey: paymentKeys.history(HISTORY_LIMIT),
-    queryFn: () => fetchPaymentHistory(HISTORY_LIMIT),
-    // Back from a crypto checkout: watch the payment go from pending to completed.
-    refetchInterval: (query) =>
-      query.state.data?.some((payment) => payment.status === 'pending' && payment.provider === 'crypto')
-        ? 5_000
-        : false,
-  })
-}
+import { PaymentStatusBadge, paymentTitle } from '../../components/ui/payment-status'
+import type { PaymentSessionState } from '../../lib/checkout-api'
+import { useActivePlans } from '../../lib/member-plans-api'
+import { usePaymentHistory } from '../../lib/payment-history-api'
+import { subscriptionKeys } from '../../lib/subscription-status-api'
+import { cryptoState } from './crypto-state'
 
 const noteTones = { info: 'text-slate-300', warning: 'text-amber-200', error: 'text-rose-300' } as const
 
 /** When a crypto payment the member was waiting for completes, the membership shown elsewhere follows. */
-function useAccessFollowsCrypto(payments: PaymentRecord[] | undefined) {
+function useAccessFollowsCrypto(payments: PaymentView[] | undefined) {
   const queryClient = useQueryClient()
   const waiting = useRef(new Set<string>())
   useEffect(() => {
@@ -50,20 +31,20 @@ function useAccessFollowsCrypto(payments: PaymentRecord[] | undefined) {
   }, [payments, queryClient])
 }
 
-function canComplete(payment: PaymentRecord, plans: Plan[] | undefined): Plan | undefined {
+function canComplete(payment: PaymentView, plans: Plan[] | undefined): Plan | undefined {
   if (payment.status !== 'pending' || !payment.stripeClientSecret || !payment.stripePaymentIntentId)
     return undefined
   return plans?.find((plan) => plan.id === payment.planId?._id)
 }
 
-/** SPEC §2 Payment History: up to 10 payments, 'Complete Payment' for pending ones, and a banner. */
+/** Payment History: the newest payments, 'Complete Payment' for unfinished card ones, and a banner for the first. */
 export function PaymentHistoryTab() {
   const navigate = useNavigate()
   const history = usePaymentHistory()
-  const plans = usePlans()
+  const plans = useActivePlans()
   useAccessFollowsCrypto(history.data)
 
-  const complete = (payment: PaymentRecord, plan: Plan) => {
+  const complete = (payment: PaymentView, plan: Plan) => {
     const state: PaymentSessionState = {
       paymentIntent: {
         clientSecret: payment.stripeClientSecret!,
@@ -73,7 +54,7 @@ export function PaymentHistoryTab() {
       },
       plan,
     }
-    navigate('/payment', { state })
+    navigate(paths.payment, { state })
   }
 
   if (history.isPending) return <p className="text-slate-300">Loading your payments...</p>

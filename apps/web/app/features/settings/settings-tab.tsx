@@ -1,36 +1,15 @@
 import { authMessages, EmailSchema, NewPasswordSchema, paths, TRADING_INTERESTS } from '@edgeclub/shared'
-import { type FormEvent, type ReactNode, useState } from 'react'
+import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert, Field, SelectInput, TextField } from '../../components/ui/field'
+import { Panel } from '../../components/ui/panel'
+import { PasswordInput } from '../../components/ui/password-input'
 import { serverFieldErrors } from '../../lib/form-errors'
 import { useSession } from '../../lib/use-session'
-import { changePassword, logoutEverywhere, updateProfile } from '../auth/auth-api'
-import { PasswordInput } from '../auth/password-input'
+import { changePassword, logoutEverywhere, updateProfile } from './settings-api'
 
 type Result = { tone: 'success' | 'error'; text: string } | null
-
-function Panel({
-  id,
-  title,
-  description,
-  children,
-}: {
-  id: string
-  title: string
-  description: string
-  children: ReactNode
-}) {
-  return (
-    <section aria-labelledby={id} className="rounded-2xl border border-slate-800 bg-slate-900/70 p-6">
-      <h2 id={id} className="text-lg font-semibold text-white">
-        {title}
-      </h2>
-      <p className="mt-1 text-sm text-slate-400">{description}</p>
-      <div className="mt-5">{children}</div>
-    </section>
-  )
-}
 
 function ProfileForm() {
   const { user } = useSession()
@@ -277,24 +256,20 @@ function DevicesPanel() {
   )
 }
 
-/** Settings (SPEC leaves it open): what members expect to manage themselves. */
+/** Settings: what members expect to manage themselves (profile, email, password, devices). */
 export function SettingsTab() {
   return (
     <div className="grid gap-6 xl:grid-cols-2">
-      <Panel
-        id="settings-profile"
-        title="Profile"
-        description="Your name, Discord username and email preferences."
-      >
+      <Panel title="Profile" description="Your name, Discord username and email preferences.">
         <ProfileForm />
       </Panel>
-      <Panel id="settings-email" title="Email address" description="Where we send receipts and reset links.">
+      <Panel title="Email address" description="Where we send receipts and reset links.">
         <EmailForm />
       </Panel>
-      <Panel id="settings-password" title="Password" description="Changing it signs out every other device.">
+      <Panel title="Password" description="Changing it signs out every other device.">
         <PasswordForm />
       </Panel>
-      <Panel id="settings-devices" title="Devices" description="Lost a phone? End every session at once.">
+      <Panel title="Devices" description="Lost a phone? End every session at once.">
         <DevicesPanel />
       </Panel>
     </div>

@@ -1,34 +1,39 @@
-import { cryptoMessages, messages, type Plan, sortPlansBySlug } from '@edgeclub/shared'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import {
+  checkoutMessages,
+  cryptoMessages,
+  messages,
+  type Plan,
+  paths,
+  sortPlansBySlug,
+} from '@edgeclub/shared'
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { useLocation, useNavigate } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
-import { apiRequest } from '../../lib/api-client'
+import { PlanGrid } from '../../components/ui/plan-grid'
+import {
+  createCryptoCheckout,
+  createPaymentIntent,
+  type PaymentSessionState,
+  useCryptoEnabled,
+} from '../../lib/checkout-api'
+import { daysRemaining } from '../../lib/days-remaining'
+import { useActivePlans } from '../../lib/member-plans-api'
 import type { DashboardState } from '../../lib/navigation-state'
-import { createCryptoCheckout, useCryptoEnabled } from '../payments/crypto-api'
-import { createPaymentIntent, type PaymentSessionState } from '../payments/payments-api'
-import { PlanGrid } from '../plans/plan-grid'
-import { fetchActivePlans } from '../plans/plans-api'
-import { daysRemaining } from './days-remaining'
-import { isActive, subscriptionKeys, useSubscriptionStatus } from './subscriptions-api'
+import { isActive, subscriptionKeys, useSubscriptionStatus } from '../../lib/subscription-status-api'
+import { cancelSubscription, resumeSubscription } from './subscriptions-api'
 
-/** SPEC §8/§9: the subscribe message lasts 5 seconds. */
+/** The subscribe message lasts 5 seconds. */
 const MESSAGE_MS = 5_000
 
-export const plansKey = ['plans'] as const
-
-export function usePlans() {
-  return useQuery({ queryKey: plansKey, queryFn: () => fetchActivePlans() })
-}
-
-/** SPEC §2 Subscription tab: status, days remaining, buying a plan, cancel and resume. */
+/** The Subscription tab: status, days remaining, buying a plan, cancel and resume. */
 export function SubscriptionTab() {
   const navigate = useNavigate()
   const location = useLocation()
   const queryClient = useQueryClient()
   const status = useSubscriptionStatus()
-  const plans = usePlans()
+  const plans = useActivePlans()
   const [processing, setProcessing] = useState<string | null>(null)
   const [message, setMessage] = useState<string | null>(null)
   const [confirmCancel, setConfirmCancel] = useState(false)
@@ -50,19 +55,19 @@ export function SubscriptionTab() {
       if (!result.success || !result.data) {
         const reason =
           result.status === undefined
-            ? 'An unexpected error occurred'
+            ? checkoutMessages.unexpected
             : result.code === 'NOT_FOUND'
-              ? 'Selected plan not found'
+              ? checkoutMessages.planNotFound
               : result.code === 'CONFLICT'
                 ? result.error
-                : 'Failed to create payment intent'
+                : checkoutMessages.intentFailed
         setMessage(`Failed to subscribe to ${plan.name}. ${reason}`)
         return
       }
       const state: PaymentSessionState = { paymentIntent: result.data, plan }
-      navigate('/payment', { state })
+      navigate(paths.payment, { state })
     } catch {
-      setMessage(`Failed to subscribe to ${plan.name}. An unexpected error occurred`)
+      setMessage(`Failed to subscribe to ${plan.name}. ${checkoutMessages.unexpected}`)
     } finally {
       setProcessing(null)
     }
@@ -79,7 +84,7 @@ export function SubscriptionTab() {
     }
     setProcessing(null)
     setMessage(
-      `Failed to subscribe to ${plan.name}. ${result.status === undefined ? 'An unexpected error occurred' : (result.error ?? cryptoMessages.startFailed)}`,
+      `Failed to subscribe to ${plan.name}. ${result.status === undefined ? checkoutMessages.unexpected : (result.error ?? cryptoMessages.startFailed)}`,
     )
   }
 
@@ -90,7 +95,7 @@ export function SubscriptionTab() {
     resumed.current = true
     const plan = plans.data.find((candidate) => candidate.id === pendingPlanId)
     if (!plan) {
-      setMessage(`Failed to subscribe to your plan. ${'Selected plan not found'}`)
+      setMessage(`Failed to subscribe to your plan. ${checkoutMessages.planNotFound}`)
       return
     }
     if (!status.data.hasAccess) void subscribe(plan)
@@ -103,7 +108,7 @@ export function SubscriptionTab() {
   const cancel = async () => {
     if (!subscription) return
     setWorking(true)
-    const result = await apiRequest(`/subscriptions/${subscription._id}/cancel`, { method: 'PUT' })
+    const result = await cancelSubscription(subscription._id)
     setWorking(false)
     setConfirmCancel(false)
     setMessage(result.success ? null : (result.error ?? 'Could not cancel'))
@@ -112,9 +117,7 @@ export function SubscriptionTab() {
   const resume = async () => {
     if (!subscription) return
     setWorking(true)
-    const result = await apiRequest<{ resumed: boolean }>(`/subscriptions/${subscription._id}/renew`, {
-      method: 'POST',
-    })
+    const result = await resumeSubscription(subscription._id)
     setWorking(false)
     setMessage(result.success ? null : (result.error ?? 'Could not resume'))
     await refresh()

@@ -1,27 +1,21 @@
-import { formatMoney, TIP_CURRENCIES, TIP_MESSAGE_MAX, TIP_MIN, tipMessages } from '@edgeclub/shared'
+import { formatMoney, TIP_CURRENCIES, TIP_MESSAGE_MAX, type TipIntent, tipMessages } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Button } from '../../components/ui/button'
+import { CardField } from '../../components/ui/card-field'
 import { Alert, Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
-import { apiRequest } from '../../lib/api-client'
-import { CardField } from '../payments/card-field'
-import { StripeGate, useStripeLoad } from '../payments/stripe-gate'
-import { useCardPayment } from '../payments/use-card-payment'
+import { StripeGate } from '../../components/ui/stripe-gate'
+import { paymentKeys } from '../../lib/payment-history-api'
+import { useStripeLoad } from '../../lib/stripe-loader'
+import { useCardPayment } from '../../lib/use-card-payment'
+import { readTipForm } from './tip-form'
+import { checkTip, createTip } from './tips-api'
 
-/** SPEC §5: digits with up to 2 decimals, typed as the member types. */
+/** Digits with up to 2 decimals, kept as the member types (anything else is not let in). */
 const PARTIAL_AMOUNT = /^\d*(\.\d{0,2})?$/
 const SUCCESS_MS = 5_000
 
-interface TipIntent {
-  clientSecret: string
-  paymentIntentId: string
-  tipId: string
-  amount: number
-  currency: string
-  message: string
-}
-
-/** SPEC §4 tip flow: details, intent, card form with the amount, confirmation, success for 5 seconds. */
+/** The tip flow: details, intent, card form with the amount, confirmation, success for 5 seconds. */
 export function TipTab() {
   const stripe = useStripeLoad()
   const [amount, setAmount] = useState('')
@@ -39,26 +33,21 @@ export function TipTab() {
     return () => clearTimeout(timer)
   }, [success])
 
-  const validate = () => {
-    const next: { amount?: string; message?: string } = {}
-    const value = Number(amount)
-    if (!amount || !Number.isFinite(value) || value < TIP_MIN) next.amount = tipMessages.amountMin
-    if (message.length > TIP_MESSAGE_MAX) next.message = tipMessages.messageTooLong
-    setErrors(next)
-    return !next.amount && !next.message
-  }
-
   const create = async (event: FormEvent) => {
     event.preventDefault()
     setError(null)
     setSuccess(false)
-    if (!validate()) return
+    const form = readTipForm({ amount, currency, message })
+    if (!form.ok) {
+      setErrors({ amount: form.errors.amount, message: form.errors.message })
+      // The currency is picked from the schema's own list, so this shows only if the two ever part.
+      if (form.errors.currency) setError(form.errors.currency)
+      return
+    }
+    setErrors({})
     setCreating(true)
     try {
-      const result = await apiRequest<TipIntent>('/tips/create', {
-        method: 'POST',
-        body: { amount: Number(amount), currency, message: message.trim() || undefined },
-      })
+      const result = await createTip(form.tip)
       if (!result.success || !result.data) {
         setError(result.status === undefined ? tipMessages.createUnexpected : tipMessages.created)
         return
@@ -184,9 +173,8 @@ function TipPayment({
     event.preventDefault()
     onError(null)
     const result = await card.confirm(intent.clientSecret, async () => {
-      // The server checks with Stripe and records the tip as paid.
-      await apiRequest(`/tips/status/${intent.tipId}`)
-      await queryClient.invalidateQueries({ queryKey: ['payments'] })
+      await checkTip(intent.tipId)
+      await queryClient.invalidateQueries({ queryKey: paymentKeys.all })
     })
     if (result.ok) onSuccess()
     else onError(result.message)

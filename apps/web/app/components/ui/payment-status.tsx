@@ -1,4 +1,6 @@
-const tones: Record<string, string> = {
+import type { PaymentStatusValue, PaymentView } from '@edgeclub/shared'
+
+const tones: Record<PaymentStatusValue, string> = {
   completed: 'bg-emerald-400/15 text-emerald-200',
   pending: 'bg-amber-400/15 text-amber-200',
   failed: 'bg-rose-500/15 text-rose-200',
@@ -7,9 +9,9 @@ const tones: Record<string, string> = {
   partially_refunded: 'bg-sky-400/15 text-sky-200',
 }
 
-const labels: Record<string, string> = { partially_refunded: 'partially refunded' }
+const labels: Partial<Record<PaymentStatusValue, string>> = { partially_refunded: 'partially refunded' }
 
-export function PaymentStatusBadge({ status }: { status: string }) {
+export function PaymentStatusBadge({ status }: { status: PaymentStatusValue }) {
   return (
     <span
       className={`rounded-full px-2.5 py-0.5 text-xs font-semibold capitalize ${tones[status] ?? 'bg-slate-700 text-slate-200'}`}
@@ -19,7 +21,7 @@ export function PaymentStatusBadge({ status }: { status: string }) {
   )
 }
 
-export function paymentTitle(payment: { kind: string; planId: { name: string } | null }): string {
+export function paymentTitle(payment: Pick<PaymentView, 'kind' | 'planId'>): string {
   if (payment.kind === 'tip') return 'Tip'
   const name = payment.planId?.name ?? 'Membership'
   return payment.kind === 'renewal' ? `${name} renewal` : `${name} plan`

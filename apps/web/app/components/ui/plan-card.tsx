@@ -1,9 +1,9 @@
 import { formatMoney, intervalText, type Plan, savingText, subscribeLabel } from '@edgeclub/shared'
-import { Button } from '../../components/ui/button'
-import { CheckIcon } from '../../components/ui/icons'
-import { Badge } from '../../components/ui/layout'
+import { Button } from './button'
+import { CheckIcon } from './icons'
+import { Badge } from './layout'
 
-/** One pricing card (SPEC §2): name, price, interval text, features, badges and the button. */
+/** One pricing card: name, price, interval text, features, badges and the button. */
 export function PlanCard({
   plan,
   saving,

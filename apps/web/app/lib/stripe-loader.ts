@@ -1,6 +1,7 @@
 import type { Stripe } from '@stripe/stripe-js'
 import { loadStripe } from '@stripe/stripe-js/pure'
-import { getClientConfig } from '../../lib/client-config'
+import { useEffect, useState } from 'react'
+import { getClientConfig } from './client-config'
 
 export type StripeLoad = { kind: 'ready'; stripe: Stripe } | { kind: 'missing' } | { kind: 'failed' }
 
@@ -37,7 +38,16 @@ export function getStripe(): Promise<StripeLoad> {
   return loading
 }
 
-/** SPEC §7: the billing name is first and last name, else email, else 'Customer'. */
+/** Stripe.js for a card form, loaded once `enabled`; null while it loads. */
+export function useStripeLoad(enabled = true): StripeLoad | null {
+  const [stripe, setStripe] = useState<StripeLoad | null>(null)
+  useEffect(() => {
+    if (enabled) getStripe().then(setStripe)
+  }, [enabled])
+  return stripe
+}
+
+/** The name sent with a card: first and last name, else the email, else 'Customer'. */
 export function billingName(user: { firstName?: string; lastName?: string; email?: string } | null): string {
   const name = `${user?.firstName ?? ''} ${user?.lastName ?? ''}`.trim()
   return name || user?.email || 'Customer'

@@ -1,27 +1,4 @@
-import { type CryptoCheckout, cryptoMessages } from '@edgeclub/shared'
-import { useEffect, useState } from 'react'
-import { apiRequest } from '../../lib/api-client'
-import { getClientConfig } from '../../lib/client-config'
-import type { PaymentRecord } from './payments-api'
-
-export type { CryptoCheckout }
-
-/** POST /payments/create-crypto: a BTCPay invoice for the plan (the server sets the amount). */
-export function createCryptoCheckout(planId: string) {
-  return apiRequest<CryptoCheckout>('/payments/create-crypto', { method: 'POST', body: { planId } })
-}
-
-/** Whether the server offers crypto (BTCPay configured). */
-export function useCryptoEnabled(): boolean {
-  const [enabled, setEnabled] = useState(false)
-  useEffect(() => {
-    getClientConfig().then(
-      (config) => setEnabled(config.cryptoEnabled),
-      () => setEnabled(false),
-    )
-  }, [])
-  return enabled
-}
+import { cryptoMessages, type PaymentView } from '@edgeclub/shared'
 
 /**
  * Where a crypto payment stands, in words, for Payment History: waiting, part-paid or confirming while
@@ -29,7 +6,7 @@ export function useCryptoEnabled(): boolean {
  * can still take coins.
  */
 export function cryptoState(
-  payment: Pick<PaymentRecord, 'provider' | 'status' | 'failureMessage' | 'checkoutUrl' | 'expiresAt'>,
+  payment: Pick<PaymentView, 'provider' | 'status' | 'failureMessage' | 'checkoutUrl' | 'expiresAt'>,
   now = Date.now(),
 ): { note: string; tone: 'info' | 'warning' | 'error'; canReopen: boolean } | undefined {
   if (payment.provider !== 'crypto') return undefined

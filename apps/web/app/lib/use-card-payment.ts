@@ -1,10 +1,10 @@
 import { CardElement, useElements, useStripe } from '@stripe/react-stripe-js'
 import type { StripeCardElementChangeEvent } from '@stripe/stripe-js'
 import { useState } from 'react'
-import { useSession } from '../../lib/use-session'
 import { billingName } from './stripe-loader'
+import { useSession } from './use-session'
 
-/** The texts a card form shows for each way a confirmation can end (SPEC §8 has one set per screen). */
+/** The texts a card form shows for each way a confirmation can end (each screen has its own set). */
 export interface CardPaymentMessages {
   stripeNotLoaded: string
   cardMissing: string
@@ -15,8 +15,8 @@ export interface CardPaymentMessages {
 }
 
 /**
- * Confirms a card payment with Stripe.js (SPEC §7: the billing name is first and last name, else
- * email, else 'Customer'), then runs `afterSuccess` (the server's own check) while still "paying".
+ * Confirms a card payment with Stripe.js (the billing name is first and last name, else email, else
+ * 'Customer'), then runs `afterSuccess` (the server's own check) while still "paying".
  */
 export function useCardPayment(messages: CardPaymentMessages) {
   const stripe = useStripe()

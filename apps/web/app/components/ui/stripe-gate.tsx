@@ -1,21 +1,12 @@
 import { checkoutMessages } from '@edgeclub/shared'
 import { Elements } from '@stripe/react-stripe-js'
-import { type ReactNode, useEffect, useState } from 'react'
-import { Alert } from '../../components/ui/field'
-import { getStripe, type StripeLoad } from './stripe-loader'
-
-/** Stripe.js for a card form, loaded once `enabled`; null while it loads. */
-export function useStripeLoad(enabled = true): StripeLoad | null {
-  const [stripe, setStripe] = useState<StripeLoad | null>(null)
-  useEffect(() => {
-    if (enabled) getStripe().then(setStripe)
-  }, [enabled])
-  return stripe
-}
+import type { ReactNode } from 'react'
+import type { StripeLoad } from '../../lib/stripe-loader'
+import { Alert } from './field'
 
 /**
  * A card form's surroundings: 'loading' while Stripe.js loads, 'Stripe Configuration Missing' without
- * keys, SPEC §8's 'Stripe has not loaded properly...' when it failed, else the form inside Elements.
+ * keys, 'Stripe has not loaded properly...' when it failed, else the form inside Elements.
  */
 export function StripeGate({
   stripe,

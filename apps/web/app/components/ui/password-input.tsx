@@ -1,7 +1,7 @@
 import { type InputHTMLAttributes, useState } from 'react'
-import { inputClasses } from '../../components/ui/field'
+import { inputClasses } from './field'
 
-/** A password field with a show/hide toggle (SPEC §2). */
+/** A password field with a show/hide toggle; the toggle says 'Show' or 'Hide' and names the field for screen readers. */
 export function PasswordInput({
   id,
   error,

@@ -1,0 +1,62 @@
+import type { AdminUser } from '@edgeclub/shared'
+import { Button } from '../../components/ui/button'
+import { ConfirmButton, type RunAction } from './admin-ui'
+import { setMemberDisabled, setMemberRole } from './members-api'
+
+/** Promote or demote, disable or enable the account. An admin cannot demote or disable themself. */
+export function AccountActions({
+  user,
+  name,
+  self,
+  run,
+}: {
+  user: AdminUser
+  /** How the questions name the member. */
+  name: string
+  /** The member is the signed-in admin. */
+  self: boolean
+  run: RunAction
+}) {
+  const role = (next: AdminUser['role']) => () =>
+    run(async () => (await setMemberRole(user.id, next)).message)
+  const disabled = (next: boolean) => () => run(async () => (await setMemberDisabled(user.id, next)).message)
+
+  return (
+    <div className="space-y-2">
+      <h3 className="text-sm font-semibold text-slate-200">Account</h3>
+      <div className="flex flex-wrap items-start gap-2">
+        {user.role === 'admin' ? (
+          <ConfirmButton
+            label="Demote to member"
+            confirmLabel="Yes, demote"
+            question={`Remove ${name}'s admin rights?`}
+            disabled={self}
+            onConfirm={role('member')}
+          />
+        ) : (
+          <ConfirmButton
+            label="Promote to admin"
+            confirmLabel="Yes, promote"
+            question={`Give ${name} full admin rights?`}
+            onConfirm={role('admin')}
+          />
+        )}
+        {user.disabled ? (
+          <Button variant="secondary" className="px-3 py-1.5" onClick={disabled(false)}>
+            Enable account
+          </Button>
+        ) : (
+          <ConfirmButton
+            label="Disable account"
+            confirmLabel="Yes, disable"
+            question="Sign them out everywhere and block sign-in?"
+            variant="danger"
+            disabled={self}
+            onConfirm={disabled(true)}
+          />
+        )}
+      </div>
+      {self ? <p className="text-xs text-slate-400">You cannot demote or disable your own account.</p> : null}
+    </div>
+  )
+}

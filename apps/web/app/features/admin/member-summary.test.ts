@@ -1,0 +1,46 @@
+import type { SubscriptionView } from '@edgeclub/shared'
+import { describe, expect, it } from 'vitest'
+import { accessLine } from './member-summary'
+
+/** The member page's Access line comes from the subscription the server says gives access now. */
+const yearly: SubscriptionView = {
+  _id: 's1',
+  id: 's1',
+  planId: { _id: 'plan-y', id: 'plan-y', name: 'Yearly', slug: 'yearly', interval: 'year' },
+  status: 'active',
+  provider: 'admin',
+  startDate: '2026-03-03T12:00:00.000Z',
+  endDate: '2027-03-03T12:00:00.000Z',
+  graceUntil: null,
+  cancelAtPeriodEnd: false,
+  createdAt: '2026-03-03T12:00:00.000Z',
+}
+
+describe("the admin member page's access line", () => {
+  it('names the plan and the day access ends', () => {
+    expect(accessLine(yearly)).toBe('Active · Yearly · until Mar 3, 2027')
+  })
+
+  it('reads lifetime for a plan without an end date', () => {
+    const lifetime: SubscriptionView = {
+      ...yearly,
+      planId: { ...yearly.planId, name: 'Lifetime', slug: 'lifetime', interval: 'lifetime' },
+      endDate: null,
+    }
+    expect(accessLine(lifetime)).toBe('Active · Lifetime · lifetime')
+  })
+
+  it('shows the end of the grace period for a renewal past due', () => {
+    const pastDue: SubscriptionView = {
+      ...yearly,
+      status: 'past_due',
+      endDate: '2026-03-03T12:00:00.000Z',
+      graceUntil: '2026-03-06T12:00:00.000Z',
+    }
+    expect(accessLine(pastDue)).toBe('Active · Yearly · until Mar 6, 2026')
+  })
+
+  it('reads None without access', () => {
+    expect(accessLine(null)).toBe('None')
+  })
+})

@@ -1,0 +1,62 @@
+import type { AdminUserDetail, SubscriptionView } from '@edgeclub/shared'
+import { day, moment, words } from './admin-ui'
+
+/**
+ * 'Active · Yearly · until Mar 3, 2027', 'Active · {plan} · lifetime' or 'None', from the
+ * subscription the server says gives access now (the console never works access out from dates).
+ * A renewal past due gives access until its grace period ends, so that is the day shown for it.
+ */
+export function accessLine(current: SubscriptionView | null): string {
+  if (!current) return 'None'
+  const until = current.status === 'past_due' && current.graceUntil ? current.graceUntil : current.endDate
+  return `Active · ${current.planId.name} · ${until ? `until ${day(until)}` : 'lifetime'}`
+}
+
+/** Who the member is: email, access now (plan and until when), role, joined, and their Discord link. */
+export function MemberSummary({
+  user,
+  discord,
+  currentAccess,
+}: Pick<AdminUserDetail, 'user' | 'discord' | 'currentAccess'>) {
+  return (
+    <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-3">
+      <div>
+        <dt className="text-slate-400">Email</dt>
+        <dd className="break-all text-white">{user.email}</dd>
+      </div>
+      <div>
+        <dt className="text-slate-400">Access</dt>
+        <dd className={currentAccess ? 'text-emerald-300' : 'text-white'}>{accessLine(currentAccess)}</dd>
+      </div>
+      <div>
+        <dt className="text-slate-400">Role</dt>
+        <dd className="text-white">
+          {user.role}
+          {user.disabled ? <span className="text-rose-300"> · disabled</span> : null}
+        </dd>
+      </div>
+      <div>
+        <dt className="text-slate-400">Joined</dt>
+        <dd className="text-white">{day(user.createdAt)}</dd>
+      </div>
+      <div>
+        <dt className="text-slate-400">Discord</dt>
+        <dd className="text-white">
+          {user.discordUsername || '—'} · {words(discord.state)}
+          {discord.roleGranted ? ' · member role' : ''}
+          {discord.banned ? <span className="text-rose-300"> · banned</span> : null}
+        </dd>
+      </div>
+      <div>
+        <dt className="text-slate-400">Last Discord sync</dt>
+        <dd className="text-white">{moment(discord.lastSyncedAt)}</dd>
+      </div>
+      {discord.lastError ? (
+        <div className="sm:col-span-2 lg:col-span-3">
+          <dt className="text-slate-400">Last Discord error</dt>
+          <dd className="text-rose-200">{discord.lastError}</dd>
+        </div>
+      ) : null}
+    </dl>
+  )
+}

@@ -1,0 +1,79 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { Link } from 'react-router'
+import { Alert } from '../../components/ui/field'
+import { Panel } from '../../components/ui/panel'
+import { useSession } from '../../lib/use-session'
+import { AccountActions } from './account-actions'
+import { failureText, Notice, type NoticeState, type RunAction } from './admin-ui'
+import { DiscordActions } from './discord-actions'
+import { GrantForm } from './grant-form'
+import { MemberHistory } from './member-history'
+import { linkClasses, useMemberLinks } from './member-links'
+import { MemberPayments } from './member-payments'
+import { MemberSubscriptions } from './member-subscriptions'
+import { MemberSummary } from './member-summary'
+import { fullName, useMemberDetail } from './members-api'
+
+/** One member: subscriptions, payments, Discord state and every operator action. */
+export function UserDetailSection({ userId }: { userId: string }) {
+  const queryClient = useQueryClient()
+  const withUser = useMemberLinks()
+  const { user: me } = useSession()
+  const detail = useMemberDetail(userId)
+  const [notice, setNotice] = useState<NoticeState>(null)
+
+  const run: RunAction = async (work) => {
+    setNotice(null)
+    try {
+      setNotice({ tone: 'success', text: await work() })
+    } catch (error) {
+      setNotice({ tone: 'error', text: failureText(error) })
+    }
+    await queryClient.invalidateQueries({ queryKey: ['admin'] })
+  }
+
+  const back = (
+    <Link to={withUser(null)} className={`${linkClasses} inline-block`}>
+      ← All members
+    </Link>
+  )
+  if (detail.isPending) return <p className="text-slate-300">Loading member...</p>
+  if (detail.isError) {
+    return (
+      <div className="space-y-4">
+        {back}
+        <Alert tone="error">{detail.error.message}</Alert>
+      </div>
+    )
+  }
+  const { user, discord, currentAccess, subscriptions, payments } = detail.data
+  const self = me?.id === user.id
+  const name = fullName(user) || user.email
+
+  return (
+    <div className="space-y-6">
+      {back}
+      <Notice notice={notice} />
+      <Panel title={name}>
+        <MemberSummary user={user} discord={discord} currentAccess={currentAccess} />
+      </Panel>
+      <Panel title="Actions">
+        <div className="space-y-6">
+          <GrantForm userId={user.id} run={run} />
+          <AccountActions user={user} name={name} self={self} run={run} />
+          <DiscordActions userId={user.id} banned={discord.banned} run={run} />
+        </div>
+      </Panel>
+      <Panel title="Subscriptions">
+        <MemberSubscriptions subscriptions={subscriptions} />
+      </Panel>
+      <Panel title="Payments">
+        <MemberPayments payments={payments} onResult={setNotice} />
+      </Panel>
+      <Panel title="Admin history">
+        <MemberHistory userId={user.id} />
+      </Panel>
+    </div>
+  )
+}

@@ -1,0 +1,41 @@
+import { API_BASE, PaymentPageSchema, type PaymentView } from '@edgeclub/shared'
+import { useQuery } from '@tanstack/react-query'
+import { checkContract, refreshAccessToken } from './api-client'
+import { session } from './session-store'
+
+/** Everything under `all` is the member's payments: a new payment or tip invalidates the lot. */
+export const paymentKeys = {
+  all: ['payments'] as const,
+  history: (limit: number) => ['payments', 'history', limit] as const,
+  summary: ['payments', 'summary'] as const,
+}
+
+/** The dashboard lists the 10 newest payments. */
+export const HISTORY_LIMIT = 10
+
+/** Reads the raw answer, not the envelope: a non-OK answer throws 'HTTP error! status: {code}'. */
+export async function fetchPaymentHistory(limit = HISTORY_LIMIT): Promise<PaymentView[]> {
+  const path = `/payments/history?page=1&limit=${limit}&sortBy=createdAt&sortOrder=desc`
+  const request = () =>
+    fetch(`${API_BASE}${path}`, {
+      headers: { accept: 'application/json', authorization: `Bearer ${session.getState().token ?? ''}` },
+    })
+  let response = await request()
+  if (response.status === 401 && (await refreshAccessToken())) response = await request()
+  if (!response.ok) throw new Error(`HTTP error! status: ${response.status}`)
+  const body = (await response.json()) as { data?: unknown }
+  return checkContract(`GET ${path}`, PaymentPageSchema, body.data).items
+}
+
+/** The newest payments, for Payment History and the overview's recent activity. */
+export function usePaymentHistory() {
+  return useQuery({
+    queryKey: paymentKeys.history(HISTORY_LIMIT),
+    queryFn: () => fetchPaymentHistory(HISTORY_LIMIT),
+    // Back from a crypto checkout: watch the payment go from pending to completed.
+    refetchInterval: (query) =>
+      query.state.data?.some((payment) => payment.status === 'pending' && payment.provider === 'crypto')
+        ? 5_000
+        : false,
+  })
+}
