@@ -16,8 +16,10 @@ export default async function globalSetup() {
       PRICE_FEED_URL: emulator.priceFeedUrl,
       PRICE_CACHE_SECONDS: '1',
       SMTP_URL: emulator.mail.smtpUrl,
-      // Each test browses from its own address (X-Forwarded-For), as users behind a proxy would.
-      TRUST_PROXY: 'true',
+      // The test runner stands where a load balancer would (one proxy, on the loopback): the address
+      // each test writes in X-Forwarded-For is the client the server sees, so each test browses from
+      // its own address.
+      TRUST_PROXY: '1',
       STRIPE_SECRET_KEY: emulator.stripe.secretKey,
       STRIPE_PUBLISHABLE_KEY: emulator.stripe.publishableKey,
       STRIPE_WEBHOOK_SECRET: emulator.stripe.webhookSecret,
@@ -27,6 +29,7 @@ export default async function globalSetup() {
       DISCORD_INVITE_CHANNEL_ID: emulator.discord.config.inviteChannelId,
       DISCORD_MEMBER_ROLE_ID: emulator.discord.config.memberRoleId,
       DISCORD_ANNOUNCE_CHANNEL_ID: emulator.discord.config.announceChannelId,
+      DISCORD_SIGNALS_CHANNEL_ID: emulator.discord.config.signalsChannelId,
       DISCORD_API_BASE: `${emulator.url}/discord/api`,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,

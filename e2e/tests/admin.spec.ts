@@ -177,6 +177,9 @@ test.describe('admin console', () => {
     await page.getByRole('link', { name: member.email }).click()
     await expect(page).toHaveURL(/user=/)
     await expect(page.getByRole('region', { name: 'Subscriptions' })).toContainText('None.')
+    // The Access line: the subscription the server says gives access now, its plan and end.
+    const summary = page.getByRole('region', { name: `${member.firstName} ${member.lastName}` })
+    await expect(summary.getByText('None', { exact: true })).toBeVisible()
 
     // Client-side validation with the API's message.
     await page.getByLabel('Complimentary days').fill('')
@@ -187,7 +190,12 @@ test.describe('admin console', () => {
     await page.getByLabel('Plan', { exact: true }).selectOption({ label: 'Yearly' })
     await page.getByLabel('Note (optional)').fill('Podcast giveaway')
     await page.getByRole('button', { name: 'Grant access' }).click()
-    await expect(page.getByText(/^Access granted for 14 days \(Yearly, until /)).toBeVisible()
+    const granted = page.getByText(/^Access granted for 14 days \(Yearly, until /)
+    await expect(granted).toBeVisible()
+    const until = /, until (.+)\)$/.exec((await granted.textContent()) ?? '')?.[1]
+    expect(until).toBeTruthy()
+    await expect(summary.getByText(`Active · Yearly · until ${until}`, { exact: true })).toBeVisible()
+    await expect(summary.getByText('None', { exact: true })).toHaveCount(0)
     await expect(page.getByRole('region', { name: 'Subscriptions' })).toContainText('Yearly · Complimentary')
     await expect(page.getByRole('region', { name: 'Subscriptions' })).toContainText('active')
     await expect(page.getByRole('region', { name: 'Payments' })).toContainText('Podcast giveaway')

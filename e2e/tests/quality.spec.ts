@@ -12,6 +12,9 @@ const publicPages = [
   { path: '/contact', title: 'Contact — EdgeClub', text: 'Send us a message' },
 ]
 
+/** What only zod's code contains (its error class, its internal schema fields). */
+const ZOD_CODE = /\b_zod\b|ZodError|\$ZodType/
+
 test.describe('page quality', () => {
   for (const page of publicPages) {
     test(`${page.path} is prerendered HTML with its own title, description and Open Graph tags`, async ({
@@ -33,6 +36,23 @@ test.describe('page quality', () => {
       await browserPage.goto(page.path)
       await expect(browserPage.getByText(page.text).first()).toBeVisible()
       expect(await accessibilityViolations(browserPage)).toEqual([])
+    })
+
+    test(`${page.path} loads no validation library: zod stays with the member and admin screens`, async ({
+      page: browserPage,
+    }) => {
+      const scripts: { url: string; body: Promise<string> }[] = []
+      browserPage.on('response', (response) => {
+        if (/\.m?js$/.test(new URL(response.url()).pathname))
+          scripts.push({ url: response.url(), body: response.text() })
+      })
+      await browserPage.goto(page.path)
+      await expect(browserPage.getByText(page.text).first()).toBeVisible()
+      await browserPage.waitForLoadState('networkidle')
+      expect(scripts.length).toBeGreaterThan(0)
+      const withZod: string[] = []
+      for (const script of scripts) if (ZOD_CODE.test(await script.body)) withZod.push(script.url)
+      expect(withZod).toEqual([])
     })
 
     test(`${page.path} fits a 360 px wide phone without sideways scrolling`, async ({

@@ -1,0 +1,236 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { startEmulator } from '@edgeclub/emulator'
+import { buildWebIfNeeded } from '../../scripts/web-build'
+import { atMost, equals, type Figure, figure, round } from '../lib/figures'
+import type { Section } from '../lib/section'
+import { startApp } from '../lib/servers'
+import { root } from '../lib/util'
+
+/**
+ * Lighthouse (mobile: its default Moto G Power emulation with simulated slow 4G and 4× CPU slowdown)
+ * on each public page served by the real server in production mode, with the emulator's price feed.
+ * Beside the scores: what each page fetched, and whether any of it belongs to the signed-in app
+ * (dashboard, admin, payment screens), Stripe.js or zod, which a public page should never load.
+ *
+ * Pages come from BENCH_PAGES (comma-separated) or the list below; a page that answers 404 (not
+ * built yet, such as /record before the signal room exists) is skipped with a note.
+ */
+export const PUBLIC_PAGES = ['/', '/pricing', '/tips', '/about', '/contact', '/record']
+
+export function buildWeb(): void {
+  buildWebIfNeeded()
+}
+
+/** Route ids of the signed-in app; chunks only they import must never reach a public page. */
+const PRIVATE_ROUTE = /dashboard|admin|payment|settings/
+
+/** Code a public page must not load, recognised in the minified chunks by strings that survive minifying. */
+const MARKERS: { name: string; pattern: RegExp }[] = [
+  { name: 'zod', pattern: /\b_zod\b|ZodError|\$ZodType/ },
+  { name: 'stripe', pattern: /js\.stripe\.com|Could not find Elements context|loadStripe/ },
+]
+
+interface ManifestRoute {
+  id: string
+  module: string
+  imports?: string[]
+}
+
+/** Each built chunk (by URL path) → what it belongs to that a public page must not fetch. */
+async function forbiddenChunks(): Promise<Map<string, string[]>> {
+  const assets = path.join(root, 'apps/web/build/client/assets')
+  const files = await fs.readdir(assets)
+  const result = new Map<string, string[]>()
+  const tag = (url: string, label: string) => {
+    const tags = result.get(url) ?? []
+    if (!tags.includes(label)) tags.push(label)
+    result.set(url, tags)
+  }
+  const manifestFile = files.find((file) => /^manifest-.*\.js$/.test(file))
+  if (manifestFile) {
+    const text = await fs.readFile(path.join(assets, manifestFile), 'utf8')
+    const json = text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)
+    const manifest = JSON.parse(json) as { routes: Record<string, ManifestRoute> }
+    const routes = Object.values(manifest.routes)
+    const chunksOf = (route: ManifestRoute) => [route.module, ...(route.imports ?? [])]
+    const publicChunks = new Set(routes.filter((r) => !PRIVATE_ROUTE.test(r.id)).flatMap(chunksOf))
+    for (const route of routes.filter((r) => PRIVATE_ROUTE.test(r.id))) {
+      const area = PRIVATE_ROUTE.exec(route.id)![0]
+      for (const chunk of chunksOf(route)) if (!publicChunks.has(chunk)) tag(chunk, area)
+    }
+  }
+  for (const file of files.filter((f) => f.endsWith('.js'))) {
+    const text = await fs.readFile(path.join(assets, file), 'utf8')
+    for (const marker of MARKERS) if (marker.pattern.test(text)) tag(`/assets/${file}`, marker.name)
+  }
+  return result
+}
+
+interface NetworkItem {
+  url: string
+  resourceType?: string
+  transferSize?: number
+  resourceSize?: number
+  statusCode?: number
+}
+
+export const pagesSection: Section = {
+  name: 'pages',
+  aliases: ['lighthouse'],
+  title: 'public pages: Lighthouse mobile and what they fetch',
+  async run({ log }) {
+    buildWeb()
+    const pages = process.env.BENCH_PAGES?.split(',').map((p) => p.trim()) ?? PUBLIC_PAGES
+    const forbidden = await forbiddenChunks()
+    const emulator = await startEmulator()
+    const server = await startApp({ env: { PRICE_FEED_URL: emulator.priceFeedUrl } })
+    const figures: Figure[] = []
+    const notes: string[] = []
+    const details: Record<string, unknown> = {}
+    const { default: lighthouse } = await import('lighthouse')
+    const chromeLauncher = await import('chrome-launcher')
+    const chrome = await chromeLauncher.launch({
+      chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      chromeFlags: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    })
+    try {
+      for (const page of pages) {
+        const status = (await fetch(`${server.url}${page}`)).status
+        if (status === 404) {
+          notes.push(`${page} answers 404: skipped (add it to the measurement once it exists)`)
+          continue
+        }
+        log(`lighthouse ${page}`)
+        const audit = () =>
+          lighthouse(`${server.url}${page}`, {
+            port: chrome.port,
+            output: 'json',
+            logLevel: 'error',
+            onlyCategories: ['performance', 'accessibility'],
+          })
+        let result = await audit()
+        // A run that could not trace the page (a cold browser, a starved machine) says so in
+        // runtimeError; one more try, and if that fails too its error stands beside the figures.
+        if (result?.lhr.runtimeError) {
+          log(`lighthouse ${page}: ${result.lhr.runtimeError.code}; once more`)
+          result = await audit()
+        }
+        if (!result) throw new Error(`Lighthouse returned nothing for ${page}`)
+        if (result.lhr.runtimeError)
+          notes.push(
+            `${page}: Lighthouse could not measure: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`,
+          )
+        for (const warning of result.lhr.runWarnings ?? []) notes.push(`${page}: ${warning}`)
+        const { categories, audits } = result.lhr
+        const numeric = (id: string) => audits[id]?.numericValue ?? Number.NaN
+        const items = ((audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)
+          ?.items ?? []) as NetworkItem[]
+        const local = items.filter((item) => item.url.startsWith(server.url))
+        const bytesOf = (type: string) =>
+          local
+            .filter((item) => item.resourceType === type)
+            .reduce((sum, item) => sum + (item.transferSize ?? 0), 0)
+        const offending = local
+          .map((item) => ({
+            path: new URL(item.url).pathname,
+            tags: forbidden.get(new URL(item.url).pathname),
+          }))
+          .filter((item) => item.tags)
+          .map((item) => `${item.path} (${item.tags!.join(', ')})`)
+        const external = items.filter(
+          (item) => !item.url.startsWith(server.url) && !item.url.startsWith('data:'),
+        )
+        const failing = Object.values(audits)
+          .filter(
+            (audit) =>
+              audit.score === 0 &&
+              (categories.accessibility?.auditRefs ?? []).some((ref) => ref.id === audit.id),
+          )
+          .map((audit) => audit.id)
+        const key = `pages.${page}`
+        figures.push(
+          figure(
+            `${key}.performance`,
+            `${page} performance`,
+            Math.round((categories.performance?.score ?? 0) * 100),
+            {
+              goal: equals(100),
+            },
+          ),
+          figure(
+            `${key}.accessibility`,
+            `${page} accessibility`,
+            Math.round((categories.accessibility?.score ?? 0) * 100),
+            { goal: equals(100), ...(failing.length ? { note: `failing: ${failing.join(', ')}` } : {}) },
+          ),
+          figure(`${key}.lcp`, `${page} LCP`, round(numeric('largest-contentful-paint') / 1000, 2), {
+            unit: 's',
+            goal: atMost(1.5),
+          }),
+          figure(`${key}.tbt`, `${page} TBT`, Math.round(numeric('total-blocking-time')), {
+            unit: 'ms',
+            goal: atMost(50),
+          }),
+          figure(`${key}.cls`, `${page} CLS`, round(numeric('cumulative-layout-shift'), 3), {
+            goal: equals(0),
+          }),
+          figure(
+            `${key}.transferKiB`,
+            `${page} total transfer`,
+            round(numeric('total-byte-weight') / 1024, 1),
+            {
+              unit: 'KiB',
+              ...(page === '/' ? { goal: atMost(85) } : {}),
+            },
+          ),
+          figure(`${key}.jsKiB`, `${page} JS transferred`, round(bytesOf('Script') / 1024, 1), {
+            unit: 'KiB',
+          }),
+          figure(`${key}.cssKiB`, `${page} CSS transferred`, round(bytesOf('Stylesheet') / 1024, 1), {
+            unit: 'KiB',
+          }),
+          figure(
+            `${key}.privateChunks`,
+            `${page} dashboard/admin/Stripe/zod chunks fetched`,
+            offending.length,
+            {
+              goal: equals(0),
+              ...(offending.length ? { note: offending.join('; ') } : {}),
+            },
+          ),
+        )
+        details[page] = {
+          fcpMs: Math.round(numeric('first-contentful-paint')),
+          speedIndexMs: Math.round(numeric('speed-index')),
+          interactiveMs: Math.round(numeric('interactive')),
+          mainThreadMs: Math.round(numeric('mainthread-work-breakdown')),
+          bootupMs: Math.round(numeric('bootup-time')),
+          lcpElement:
+            (audits['largest-contentful-paint-element']?.details as { items?: unknown[] } | undefined)
+              ?.items ?? null,
+          external: external.map((item) => item.url),
+          requests: local.map((item) => ({
+            path: new URL(item.url).pathname,
+            type: item.resourceType,
+            transfer: item.transferSize,
+            size: item.resourceSize,
+          })),
+        }
+      }
+    } finally {
+      await chrome.kill()
+      await server.stop()
+      await emulator.close()
+    }
+    return { figures, notes, details }
+  },
+}
