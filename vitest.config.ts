@@ -29,6 +29,7 @@ export default defineConfig({
         test: { name: 'emulator', include: ['packages/emulator/**/*.test.ts'], testTimeout: 30_000 },
       },
       { extends: true, test: { name: 'web', include: ['apps/web/app/**/*.test.{ts,tsx}'] } },
+      { extends: true, test: { name: 'scripts', include: ['scripts/**/*.test.ts'], testTimeout: 30_000 } },
       {
         extends: true,
         test: {

@@ -1,4 +1,6 @@
 import { startEmulator } from '@edgeclub/emulator'
+import { loadConfig } from '../apps/api/src/config'
+import { DEMO_ANALYST, seedDemoSignals } from './demo-signals'
 import { buildWebIfNeeded } from './web-build'
 
 /**
@@ -39,6 +41,7 @@ Object.assign(process.env, {
   DISCORD_INVITE_CHANNEL_ID: discord.inviteChannelId,
   DISCORD_MEMBER_ROLE_ID: discord.memberRoleId,
   DISCORD_ANNOUNCE_CHANNEL_ID: discord.announceChannelId,
+  DISCORD_SIGNALS_CHANNEL_ID: discord.signalsChannelId,
   DISCORD_API_BASE: `${emulator.url}/discord/api`,
   DISCORD_INVITE_URL_BASE: `${emulator.url}/discord/invite`,
   BTCPAY_URL: `${emulator.url}/btcpay`,
@@ -53,6 +56,8 @@ const stop = () => void emulator.close().finally(() => process.exit(0))
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
 
+// A short signal history, published and settled as an analyst would, so the record is alive at once.
+const seeded = await seedDemoSignals(loadConfig(process.env))
 await import('../apps/api/src/server')
 // The server migrates and starts its jobs first; print the guide once it answers.
 for (let attempt = 0; attempt < 120; attempt++) {
@@ -71,6 +76,9 @@ EdgeClub demo (offline; every outside service is the local emulator)
 
   Site ............... ${site}
   Admin sign-in ...... ${admin.email} / ${admin.password}   (then open ${site}/admin)
+  Analyst sign-in .... ${DEMO_ANALYST.email} / ${DEMO_ANALYST.password}   (publishes and settles signals at ${site}/admin)
+  Signal record ...... ${site}/record${seeded ? '   (three weeks of demo history were just seeded)' : ''}
+                       check it: npm run verify-record -- ${site}
   Emails sent ........ ${emulator.url}/mail
   Test cards ......... 4242 4242 4242 4242 pays · 4000 0000 0000 0002 is declined · 4000 0025 0000 3155 asks for 3-D Secure
                        (any future expiry, any CVC and ZIP)

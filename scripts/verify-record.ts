@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
+import { type LedgerEntry, type RevealedSignal, verifyLedger } from '@edgeclub/shared'
+
+/**
+ * `npm run verify-record -- <site URL or ledger file>`: recomputes every hash of EdgeClub's public
+ * signal ledger and every revealed commitment, trusting nothing but SHA-256 and RFC 8785, and prints
+ * OK or the first entry that does not match.
+ *
+ * - A site URL (e.g. https://edgeclub.example) is read through its public API: the ledger from
+ *   /discord/api/record/ledger, and each settled or voided signal's content and salt from
+ *   /discord/api/record/signals/{id}.
+ * - A file is the ledger as downloaded from the record page: `{ entries, signals? }` JSON, or the
+ *   API's `{ success, data: { entries } }` envelope. Signals in `signals` are checked against their
+ *   commitments too.
+ */
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
+const API = '/discord/api'
+
+interface Loaded {
+  entries: LedgerEntry[]
+  signals: RevealedSignal[]
+}
+
+async function getJson(url: string): Promise<unknown> {
+  const response = await fetch(url, { headers: { accept: 'application/json' } })
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`)
+  return response.json()
+}
+
+const dataOf = (body: unknown) =>
+  body && typeof body === 'object' && 'data' in body ? (body as { data: unknown }).data : body
+
+async function fromSite(origin: string): Promise<Loaded> {
+  const base = origin.replace(/\/$/, '')
+  const entries: LedgerEntry[] = []
+  for (let after = 0; ; ) {
+    const page = dataOf(await getJson(`${base}${API}/record/ledger?after=${after}&limit=1000`)) as {
+      entries: LedgerEntry[]
+    }
+    entries.push(...page.entries)
+    if (page.entries.length < 1000) break
+    after = page.entries.at(-1)!.seq
+  }
+  const closed = [
+    ...new Set(entries.filter((entry) => entry.type !== 'publish').map((entry) => entry.signalId)),
+  ]
+  const signals: RevealedSignal[] = []
+  for (const id of closed)
+    signals.push(dataOf(await getJson(`${base}${API}/record/signals/${id}`)) as RevealedSignal)
+  return { entries, signals }
+}
+
+async function fromFile(file: string): Promise<Loaded> {
+  const body = dataOf(JSON.parse(await fs.readFile(file, 'utf8'))) as Partial<Loaded>
+  if (!Array.isArray(body.entries)) throw new Error(`${file} holds no "entries" list`)
+  return { entries: body.entries, signals: Array.isArray(body.signals) ? body.signals : [] }
+}
+
+async function main() {
+  const source = process.argv[2]
+  if (!source) {
+    console.error('Usage: npm run verify-record -- <site URL or ledger file>')
+    process.exit(2)
+  }
+  const { entries, signals } = /^https?:\/\//.test(source) ? await fromSite(source) : await fromFile(source)
+  const result = verifyLedger(entries, signals, sha256)
+  if (result.ok) {
+    const head = result.head ? ` Head: #${result.head.seq} ${result.head.hash}.` : ''
+    console.log(
+      `OK: ${result.entries} entries chain correctly and ${result.revealed} revealed signals match their commitments.${head}`,
+    )
+    return
+  }
+  const where = result.seq !== null ? `entry #${result.seq}` : `signal ${result.signalId}`
+  console.log(`MISMATCH at ${where}: ${result.problem}`)
+  process.exit(1)
+}
+
+main().catch((error: unknown) => {
+  console.error(`verify-record: ${error instanceof Error ? error.message : String(error)}`)
+  process.exit(2)
+})
