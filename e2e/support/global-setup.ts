@@ -48,6 +48,7 @@ export default async function globalSetup() {
   process.env.E2E_ADMIN_EMAIL = ADMIN.email
   process.env.E2E_ADMIN_PASSWORD = ADMIN.password
   process.env.E2E_EMULATOR_URL = emulator.url
+  process.env.E2E_STRIPE_SECRET_KEY = emulator.stripe.secretKey
   process.env.E2E_PRICE_FEED_URL = emulator.priceFeedUrl
   return async () => {
     await server.stop()
