@@ -68,7 +68,11 @@ function connectDriver(emulator: Emulator, app: () => TestApp) {
       },
     })
   /** Start, consent and come back: what Discord sent back, not yet passed to the callback. */
-  async function approve(token: string, discordUserId: string, decision: 'authorize' | 'cancel' = 'authorize') {
+  async function approve(
+    token: string,
+    discordUserId: string,
+    decision: 'authorize' | 'cancel' = 'authorize',
+  ) {
     const started = await start(token)
     expect(started.statusCode, started.body).toBe(200)
     return consent(started.json().data.authorizeUrl, discordUserId, decision)
@@ -292,7 +296,10 @@ describe('Connect Discord (OAuth2)', () => {
         'This Discord account is already connected to another EdgeClub account. Sign in to that account, or connect a different Discord account.',
     })
     expect(await connections(second.user.id)).toEqual([])
-    expect((await auditOf(second.user.id))[0]).toMatchObject({ action: 'discord.connect', outcome: 'failure' })
+    expect((await auditOf(second.user.id))[0]).toMatchObject({
+      action: 'discord.connect',
+      outcome: 'failure',
+    })
   })
 
   it('asks a connected member to disconnect before connecting a different account', async () => {
@@ -302,7 +309,10 @@ describe('Connect Discord (OAuth2)', () => {
     expect(other.statusCode).toBe(409)
     expect(other.json().message).toBe(messages.disconnectFirst('first_fay'))
     // The same account again is fine (the way back into the server after leaving it).
-    const again = await driver.connect(member.accessToken, (await connections(member.user.id))[0]!.discord_user_id)
+    const again = await driver.connect(
+      member.accessToken,
+      (await connections(member.user.id))[0]!.discord_user_id,
+    )
     expect(again.statusCode).toBe(200)
   })
 
@@ -317,7 +327,10 @@ describe('Connect Discord (OAuth2)', () => {
       error: 'FORBIDDEN',
       message: 'Your Discord access has been suspended. Please contact support.',
     })
-    expect(apiCalls('PUT /guilds/:guildId/members/:userId').at(-1)).toMatchObject({ status: 403, code: 40007 })
+    expect(apiCalls('PUT /guilds/:guildId/members/:userId').at(-1)).toMatchObject({
+      status: 403,
+      code: 40007,
+    })
     expect(guildMember(bart.id)).toBeUndefined()
     expect(await connections(member.user.id)).toMatchObject([{ discord_user_id: bart.id }])
     expect(await driver.status(member.accessToken)).toMatchObject({ state: 'banned', roleGranted: false })
@@ -343,7 +356,11 @@ describe('Connect Discord (OAuth2)', () => {
       emulator.discord.failNext({ status: 502, path })
       const response = await driver.callback(member.accessToken, back)
       expect(response.statusCode).toBe(503)
-      expect(response.json()).toEqual({ success: false, error: 'UPSTREAM_ERROR', message: messages.discordDown })
+      expect(response.json()).toEqual({
+        success: false,
+        error: 'UPSTREAM_ERROR',
+        message: messages.discordDown,
+      })
     }
     expect(await connections(member.user.id)).toEqual([])
     // Discord up again: a new attempt works.
@@ -386,7 +403,8 @@ describe('Connect Discord (OAuth2)', () => {
     const dan = discordUser('disconnect_dan')
     expect((await driver.connect(member.accessToken, dan.id)).statusCode).toBe(200)
     expect(guildMember(dan.id)?.roles).toContain(roleId())
-    const disconnect = () => as(t.app, member.accessToken, { method: 'POST', url: `${API}/discord/disconnect` })
+    const disconnect = () =>
+      as(t.app, member.accessToken, { method: 'POST', url: `${API}/discord/disconnect` })
     const first = await disconnect()
     expect(first.statusCode).toBe(200)
     expect(first.json()).toEqual({
@@ -529,7 +547,12 @@ describe('Connect Discord (OAuth2)', () => {
       const before = await strictPayingMember('old_olive')
       await strict.database.db
         .insertInto('discord_links')
-        .values({ user_id: before.user.id, discord_user_id: olive.user.id, state: 'joined', role_granted: true })
+        .values({
+          user_id: before.user.id,
+          discord_user_id: olive.user.id,
+          state: 'joined',
+          role_granted: true,
+        })
         .execute()
       expect(await strict.app.services.community.syncMember(before.user.id)).toBe('removed')
       expect(guildMember(olive.user.id)?.roles).toEqual([])

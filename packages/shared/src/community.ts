@@ -71,8 +71,7 @@ export const DISCORD_DISCONNECTS_PER_DAY = 3
 
 /** Connect Discord (OAuth2): every answer a member can get, worded for them. */
 export const discordConnectMessages = {
-  notConfigured:
-    'Connecting Discord is not available yet. Use an invite to join, or contact support.',
+  notConfigured: 'Connecting Discord is not available yet. Use an invite to join, or contact support.',
   cancelled: 'You cancelled on Discord, so nothing was connected. Click Connect Discord to try again.',
   discordRefused: 'Discord could not complete the connection. Click Connect Discord to try again.',
   stateMissing: 'This Discord connection link is incomplete. Click Connect Discord to start again.',
@@ -82,8 +81,10 @@ export const discordConnectMessages = {
   wrongMember:
     'This Discord connection was started from another EdgeClub account. Sign in to that account to finish it, or click Connect Discord here.',
   codeMissing: 'Discord sent you back without a sign-in code. Click Connect Discord to try again.',
-  codeRejected: 'Discord did not accept this sign-in (it may have expired). Click Connect Discord to try again.',
-  discordDown: 'Discord is not responding right now, so nothing was connected. Please try again in a few minutes.',
+  codeRejected:
+    'Discord did not accept this sign-in (it may have expired). Click Connect Discord to try again.',
+  discordDown:
+    'Discord is not responding right now, so nothing was connected. Please try again in a few minutes.',
   joinDiscordDown:
     'Your Discord account is connected, but Discord did not respond when we tried to add you to the server. Click Join the Server to try again in a few minutes.',
   alreadyLinked:
@@ -97,7 +98,8 @@ export const discordConnectMessages = {
     'Your Discord account is connected, but it is already in 100 servers, the most Discord allows. Leave a server on Discord, then click Join the Server.',
   missingScope:
     'Discord did not give us permission to add you to the server. Click Connect Discord and authorize every item.',
-  joined: (username: string) => `Connected as ${username}. You are in the EdgeClub Discord with the member role.`,
+  joined: (username: string) =>
+    `Connected as ${username}. You are in the EdgeClub Discord with the member role.`,
   alreadyMember: (username: string) =>
     `Connected as ${username}. You were already in the EdgeClub Discord; the member role is yours.`,
   connectedNoAccess: (username: string) =>

@@ -261,7 +261,10 @@ export function createCommunityService(deps: {
      * account has been connected again since (then its new owner's sync decides). Then the member's own
      * sync runs, on whatever account is theirs now. Throws on Discord failures so the job retries.
      */
-    async releaseAccount(userId: string, discordUserId: string): Promise<'released' | 'reconnected' | 'skipped'> {
+    async releaseAccount(
+      userId: string,
+      discordUserId: string,
+    ): Promise<'released' | 'reconnected' | 'skipped'> {
       const owner = await deps.connections.findByDiscordId(discordUserId)
       if (owner) {
         await deps.jobs.enqueue(

@@ -21,7 +21,11 @@ export function createDiscordConnectRepository(db: Kysely<DB>) {
     },
 
     findState(hash: string) {
-      return db.selectFrom('discord_oauth_states').selectAll().where('state_hash', '=', hash).executeTakeFirst()
+      return db
+        .selectFrom('discord_oauth_states')
+        .selectAll()
+        .where('state_hash', '=', hash)
+        .executeTakeFirst()
     },
 
     /** Marks the state used; false when another request used it first (only one may). */
@@ -92,7 +96,12 @@ export function createDiscordConnectRepository(db: Kysely<DB>) {
     },
 
     /** The same account proven again: its username may have changed on Discord. */
-    async refreshConnection(id: string, username: string, now: Date, trx: Executor): Promise<DiscordConnectionRow> {
+    async refreshConnection(
+      id: string,
+      username: string,
+      now: Date,
+      trx: Executor,
+    ): Promise<DiscordConnectionRow> {
       return trx
         .updateTable('discord_connections')
         .set({ username, verified_at: now })
@@ -102,7 +111,11 @@ export function createDiscordConnectRepository(db: Kysely<DB>) {
     },
 
     async disconnect(id: string, now: Date, trx: Executor): Promise<void> {
-      await trx.updateTable('discord_connections').set({ disconnected_at: now }).where('id', '=', id).execute()
+      await trx
+        .updateTable('discord_connections')
+        .set({ disconnected_at: now })
+        .where('id', '=', id)
+        .execute()
     },
 
     async countDisconnectsSince(userId: string, since: Date): Promise<number> {

@@ -24,7 +24,8 @@ export const discordConnectRoutes: FastifyPluginAsyncZod<{ connect: DiscordConne
       schema: {
         tags: ['community'],
         security,
-        summary: "Start Connect Discord: Discord's consent page (identify, guilds.join) with a single-use state",
+        summary:
+          "Start Connect Discord: Discord's consent page (identify, guilds.join) with a single-use state",
         response: { 200: envelope(DiscordConnectStartSchema) },
       },
     },
@@ -39,7 +40,7 @@ export const discordConnectRoutes: FastifyPluginAsyncZod<{ connect: DiscordConne
         tags: ['community'],
         security,
         summary:
-          "Finish Connect Discord with what Discord put on the redirect URI (code and state, or error); joins the server while the member has access",
+          'Finish Connect Discord with what Discord put on the redirect URI (code and state, or error); joins the server while the member has access',
         body: DiscordCallbackSchema,
         response: { 200: envelope(DiscordConnectResultSchema) },
       },

@@ -158,12 +158,20 @@ export function createDiscordConnectService(deps: {
       return outcome
     } catch (error) {
       const code = discordErrorCode(error)
-      log.warn({ ...failureOf(error), userId: user.id }, 'Connect Discord: adding the member to the server failed')
+      log.warn(
+        { ...failureOf(error), userId: user.id },
+        'Connect Discord: adding the member to the server failed',
+      )
       if (code === 40007) {
         // Banned in the server (by a moderator on Discord): the ban holds here too.
         await deps.links.saveLink(
           user.id,
-          { discord_user_id: connection.discord_user_id, state: 'banned', banned_at: now, role_granted: false },
+          {
+            discord_user_id: connection.discord_user_id,
+            state: 'banned',
+            banned_at: now,
+            role_granted: false,
+          },
           now,
         )
         throw forbidden(messages.banned)
@@ -232,7 +240,11 @@ export function createDiscordConnectService(deps: {
     if (!discord || !roleId)
       return { result: result('not-configured', false), message: messages.connectedOnly(account.username) }
     const syncLater = () =>
-      deps.jobs.enqueue('discord.sync', { userId: user.id }, { throttle: { key: `poll-${user.id}`, seconds: 5 } })
+      deps.jobs.enqueue(
+        'discord.sync',
+        { userId: user.id },
+        { throttle: { key: `poll-${user.id}`, seconds: 5 } },
+      )
     if (!(await deps.access.currentAccess(user.id))) {
       // The account may hold the role from before (another member's typed username): the sync decides.
       await syncLater()
