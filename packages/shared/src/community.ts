@@ -60,9 +60,6 @@ export const DiscordHealthSchema = z.object({
 })
 export type DiscordHealth = z.infer<typeof DiscordHealthSchema>
 
-/** What Connect Discord asks Discord for: who the member is, and leave to add them to the server. */
-export const DISCORD_OAUTH_SCOPES = ['identify', 'guilds.join'] as const
-
 /** How long a Connect Discord attempt (its OAuth2 state) stays usable. */
 export const DISCORD_OAUTH_STATE_MINUTES = 10
 
@@ -111,6 +108,8 @@ export const discordConnectMessages = {
   tooManyDisconnects: `You can disconnect Discord ${DISCORD_DISCONNECTS_PER_DAY} times a day. Please try again tomorrow.`,
   tooManyAttempts: 'Too many Discord connection attempts. Please wait a while and try again.',
   verificationRequired: 'Connect your Discord account to receive the member role.',
+  /** The browser could not reach EdgeClub at all. */
+  unreachable: 'EdgeClub could not be reached. Check your connection and try again.',
 } as const
 
 /** POST /discord/connect: where to send the member (Discord's consent page, with a fresh state). */

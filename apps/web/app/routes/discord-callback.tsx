@@ -52,7 +52,7 @@ function Finish() {
             tone: 'error',
             text:
               result.status === undefined
-                ? discordConnectMessages.discordDown
+                ? discordConnectMessages.unreachable
                 : (result.error ?? discordConnectMessages.discordDown),
           }
       // Replaces this entry: the code and state leave the address bar and the history.

@@ -39,7 +39,7 @@ export function DiscordConnection() {
       tone: 'error',
       text:
         started.status === undefined
-          ? discordConnectMessages.discordDown
+          ? discordConnectMessages.unreachable
           : (started.error ?? discordConnectMessages.discordDown),
     })
   }
@@ -103,10 +103,12 @@ export function DiscordConnection() {
       ) : (
         <>
           <p className="text-sm text-slate-300">
-            Sign in with Discord to prove which account is yours
-            {data.verificationRequired ? ' (only connected accounts receive the member role)' : ''}. With an
-            active plan you are added to the server with the member role in the same step.
+            Sign in with Discord to prove which account is yours. With an active plan you are added to the
+            server with the member role in the same step.
           </p>
+          {data.verificationRequired ? (
+            <p className="text-sm text-amber-200">{discordConnectMessages.verificationRequired}</p>
+          ) : null}
           <Button onClick={connect} disabled={busy !== null}>
             {busy === 'connect' ? 'Opening Discord...' : 'Connect Discord'}
           </Button>
