@@ -31,6 +31,9 @@ export default async function globalSetup() {
       DISCORD_ANNOUNCE_CHANNEL_ID: emulator.discord.config.announceChannelId,
       DISCORD_SIGNALS_CHANNEL_ID: emulator.discord.config.signalsChannelId,
       DISCORD_API_BASE: `${emulator.url}/discord/api`,
+      // Connect Discord: the emulator's OAuth2 application (the redirect URI follows APP_ORIGIN).
+      DISCORD_CLIENT_ID: emulator.discord.config.clientId,
+      DISCORD_CLIENT_SECRET: emulator.discord.config.clientSecret,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       BTCPAY_URL: `${emulator.url}/btcpay`,

@@ -16,5 +16,6 @@ export default [
     route('*', 'routes/not-found.tsx'),
   ]),
   route('dashboard', 'routes/dashboard.tsx'),
+  route('dashboard/discord/callback', 'routes/discord-callback.tsx'),
   route('admin', 'routes/admin.tsx'),
 ] satisfies RouteConfig

@@ -11,6 +11,8 @@ export const paths = {
   resetPassword: '/reset-password',
   payment: '/payment',
   dashboard: '/dashboard',
+  /** Where Discord sends a member back after Connect Discord (the OAuth2 redirect URI). */
+  discordCallback: '/dashboard/discord/callback',
   admin: '/admin',
 } as const
 

@@ -5,6 +5,7 @@ import * as payments from './migrations/2026-11-22-03-payments'
 import * as adminAndCommunity from './migrations/2026-11-22-04-admin-and-community'
 import * as crypto from './migrations/2026-11-22-05-crypto'
 import * as outbox from './migrations/2026-11-23-01-outbox'
+import * as discordOauth from './migrations/2026-11-24-01-discord-oauth'
 import * as signals from './migrations/2026-11-24-03-signals'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
@@ -15,11 +16,18 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-04-admin-and-community': adminAndCommunity,
   '2026-11-22-05-crypto': crypto,
   '2026-11-23-01-outbox': outbox,
+  '2026-11-24-01-discord-oauth': discordOauth,
   '2026-11-24-03-signals': signals,
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    // A migration whose date-stamped name sorts before one already run (reserved names land later)
+    // still runs, instead of stopping the start of a database that has the later one.
+    allowUnorderedMigrations: true,
+  })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((result) => result.status === 'Error')
   if (error || failed) {

@@ -33,6 +33,8 @@ export interface JobData {
   'auth.password-reset': { email: string; requestKey: string }
   'discord.sync': { userId: string }
   'discord.sync-all': Record<string, never>
+  /** After a disconnect: the member role leaves the Discord account the member let go. */
+  'discord.release': { userId: string; discordUserId: string }
   'subscriptions.expire': Record<string, never>
   'payments.reconcile': Record<string, never>
   'payments.sweep': Record<string, never>
@@ -82,6 +84,7 @@ export const QUEUE_POLICIES: Record<QueueName, QueuePolicy> = {
   'auth.password-reset': { ...mail, batchSize: 5 },
   'discord.sync': { retryLimit: 10, retryDelay: 5, batchSize: 10, concurrency: 2, expireInSeconds: 60 },
   'discord.sync-all': sweep,
+  'discord.release': { retryLimit: 10, retryDelay: 5, batchSize: 10, concurrency: 2, expireInSeconds: 60 },
   'subscriptions.expire': sweep,
   'payments.reconcile': { ...sweep, expireInSeconds: 1800 },
   'payments.sweep': { ...sweep, expireInSeconds: 3600 },

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { MenuIcon } from '../components/ui/icons'
 import { logout } from '../features/auth/auth-api'
+import { DiscordSettingsPanel } from '../features/community/discord-connection'
 import { DiscordTab } from '../features/community/discord-tab'
 import { FlashMessage } from '../features/dashboard/flash-message'
 import { OverviewTab } from '../features/dashboard/overview-tab'
@@ -106,7 +107,7 @@ function TabPanel({ tab }: { tab: DashboardTab }) {
     case 'discord':
       return <DiscordTab />
     case 'settings':
-      return <SettingsTab />
+      return <SettingsTab panels={<DiscordSettingsPanel />} />
     default:
       return <OverviewTab />
   }

@@ -89,6 +89,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
             { header: 'first_name', value: (u) => u.firstName },
             { header: 'last_name', value: (u) => u.lastName },
             { header: 'discord_username', value: (u) => u.discordUsername },
+            { header: 'discord_verified', value: (u) => u.discord.verified },
             { header: 'role', value: (u) => u.role },
             { header: 'has_access', value: (u) => u.hasAccess },
             { header: 'disabled', value: (u) => u.disabled },

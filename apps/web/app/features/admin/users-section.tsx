@@ -44,6 +44,10 @@ export function UsersSection() {
             <>
               {u.discordUsername || '—'}
               <span className="block text-xs text-slate-400">
+                <span className={u.discord.verified ? 'text-emerald-300' : 'text-amber-300'}>
+                  {u.discord.verified ? 'verified' : 'unverified'}
+                </span>
+                {' · '}
                 {words(u.discord.state)}
                 {u.discord.roleGranted ? ' · role' : ''}
               </span>
