@@ -29,7 +29,7 @@ function LiveIndicator({ status }: { status: StreamStatus }) {
     <p className="flex items-center gap-2 text-sm text-slate-300">
       <span
         aria-hidden="true"
-        className={`h-2.5 w-2.5 rounded-full ${status === 'open' ? 'animate-pulse bg-emerald-400' : 'bg-amber-400'}`}
+        className={`h-2.5 w-2.5 rounded-full ${status === 'open' ? 'motion-safe:animate-pulse bg-emerald-400' : 'bg-amber-400'}`}
       />
       {STREAM_TEXT[status]}
     </p>
