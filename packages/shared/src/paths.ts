@@ -5,6 +5,7 @@ export const paths = {
   pricing: '/pricing',
   about: '/about',
   contact: '/contact',
+  record: '/record',
   login: '/login',
   register: '/register',
   forgotPassword: '/forgot-password',
@@ -19,7 +20,14 @@ export const paths = {
 export type AppPath = (typeof paths)[keyof typeof paths]
 
 /** Public pages rendered to HTML at build time (and listed in the sitemap). */
-export const prerenderedPaths = [paths.home, paths.about, paths.tips, paths.pricing, paths.contact] as const
+export const prerenderedPaths = [
+  paths.home,
+  paths.about,
+  paths.tips,
+  paths.pricing,
+  paths.contact,
+  paths.record,
+] as const
 
 /** Routes that own nested paths (e.g. /admin/users). */
 const sectionPaths: readonly string[] = [paths.dashboard, paths.admin]

@@ -13,6 +13,7 @@ import { DASHBOARD_TABS, type DashboardTab, tabFrom } from '../features/dashboar
 import { useSidebar } from '../features/dashboard/use-sidebar'
 import { PaymentHistoryTab } from '../features/payments/history-tab'
 import { SettingsTab } from '../features/settings/settings-tab'
+import { SignalsTab } from '../features/signals/signals-tab'
 import { SubscriptionTab } from '../features/subscriptions/subscription-tab'
 import { TipTab } from '../features/tips/tip-tab'
 import { queryClient } from '../lib/query-client'
@@ -98,6 +99,8 @@ function DashboardFrame() {
 /** The open tab; the address keeps it (?tab=settings). */
 function TabPanel({ tab }: { tab: DashboardTab }) {
   switch (tab) {
+    case 'signals':
+      return <SignalsTab />
     case 'subscription':
       return <SubscriptionTab />
     case 'payments':

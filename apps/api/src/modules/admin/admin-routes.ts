@@ -150,7 +150,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags,
         security,
-        summary: 'Promote to admin or demote to member',
+        summary: 'Change a role: member, analyst (publishes and settles signals only) or admin',
         params: IdParams,
         body: RoleChangeSchema,
         response: { 200: envelope(PublicUserSchema) },

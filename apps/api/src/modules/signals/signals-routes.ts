@@ -24,6 +24,13 @@ import type { SignalsService } from './signals-service'
 
 const IdParams = z.object({ id: text().min(1).max(64) })
 
+/** The ledger seq a reconnecting reader saw last (the SSE Last-Event-ID header), if it is one. */
+function lastEventId(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = headers['last-event-id']
+  if (typeof value !== 'string' || !/^\d{1,12}$/.test(value.trim())) return undefined
+  return Number(value.trim())
+}
+
 /** The signal room for members and its authors (admins and analysts). */
 export const signalRoutes: FastifyPluginAsyncZod<{
   signals: SignalsService
@@ -144,7 +151,7 @@ export const signalRoutes: FastifyPluginAsyncZod<{
         tags,
         security,
         summary:
-          'Live signals as server-sent events (event "signal", data a SignalEvent); send the token in the Authorization header',
+          'Live signals as server-sent events (event "signal", data a SignalEvent, id its ledger seq); send the token in the Authorization header, and Last-Event-ID on reconnecting to receive what was missed',
         produces: ['text/event-stream'],
         response: {
           200: z
@@ -167,7 +174,7 @@ export const signalRoutes: FastifyPluginAsyncZod<{
         // Proxies such as nginx must pass events through as they come.
         'x-accel-buffering': 'no',
       })
-      stream.add({ userId: user.id, sessionId, staff }, reply.raw)
+      stream.add({ userId: user.id, sessionId, staff, resumeAfter: lastEventId(request.headers) }, reply.raw)
     },
   )
 }

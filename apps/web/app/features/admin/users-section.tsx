@@ -22,6 +22,7 @@ export function UsersSection() {
           label: 'Role',
           options: [
             { value: 'member', label: 'Members' },
+            { value: 'analyst', label: 'Analysts' },
             { value: 'admin', label: 'Admins' },
           ],
         },
