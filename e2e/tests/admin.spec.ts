@@ -77,7 +77,9 @@ test.describe('admin console', () => {
     expect(await accessibilityViolations(page)).toEqual([])
   })
 
-  test('a tip Stripe holds that the ledger has no payment for is listed after "Check now"', async ({ page }) => {
+  test('a tip Stripe holds that the ledger has no payment for is listed after "Check now"', async ({
+    page,
+  }) => {
     // A tip Stripe took whose payment the ledger does not hold (its row lost, or made outside the site).
     const stripe = async (path: string, form: Record<string, string>) => {
       const response = await fetch(`${process.env.E2E_EMULATOR_URL}/v1/${path}`, {
