@@ -184,6 +184,9 @@ export async function startJobs(
     // Completed jobs may carry addresses and links; keep them no longer than needed.
     archiveCompletedAfterSeconds: 3600,
     deleteAfterDays: 7,
+    // Expiry of jobs whose worker died (a crash, a kill) is checked here: pg-boss's default of two
+    // minutes would leave a receipt or a role change waiting up to three minutes after a restart.
+    maintenanceIntervalSeconds: 20,
   })
   boss.on('error', (error) =>
     log.error({ err: { type: error.name, message: error.message } }, 'job queue error'),
