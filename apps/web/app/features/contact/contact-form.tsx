@@ -4,6 +4,7 @@ import { Button } from '../../components/ui/button'
 import { Alert, Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
 import { apiRequest } from '../../lib/api-client'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
+import { defineIsland } from '../../lib/island'
 
 const empty = { name: '', email: '', subject: CONTACT_SUBJECTS[0].value as string, message: '' }
 type Values = typeof empty
@@ -143,3 +144,5 @@ export function ContactForm() {
     </form>
   )
 }
+
+export const contactFormIsland = defineIsland('contact-form', ContactForm)

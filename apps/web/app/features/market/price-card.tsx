@@ -8,6 +8,7 @@ import {
   site,
 } from '@edgeclub/shared'
 import { RefreshIcon } from '../../components/ui/icons'
+import { defineIsland } from '../../lib/island'
 import { useRemoteData } from '../../lib/use-remote-data'
 import { fetchMarketPrices } from './market-api'
 
@@ -86,3 +87,5 @@ export function PriceCard() {
     </section>
   )
 }
+
+export const priceCardIsland = defineIsland('price-card', PriceCard)

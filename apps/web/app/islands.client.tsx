@@ -1,0 +1,46 @@
+import { startTransition } from 'react'
+import { hydrateRoot } from 'react-dom/client'
+import { pricingPlansIsland } from './components/pricing-plans'
+import { siteHeaderIsland } from './components/site-header'
+import { contactFormIsland } from './features/contact/contact-form'
+import { priceCardIsland } from './features/market/price-card'
+import { ISLAND_ATTRIBUTE, ISLAND_PROPS_ATTRIBUTE, type IslandDefinition } from './lib/island'
+import { documentNavigation, NavigationProvider } from './lib/navigation'
+import { session } from './lib/session-store'
+
+/**
+ * The only script of a prerendered public page (built by vite.islands.config.ts): React without
+ * the router, hydrating each island of the page on its own root. An island that a page uses must be
+ * listed here.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: each island has its own props, read back from its JSON
+const islands: IslandDefinition<any>[] = [
+  siteHeaderIsland,
+  priceCardIsland,
+  pricingPlansIsland,
+  contactFormIsland,
+]
+
+// The stored session first: the header shows Dashboard to a signed-in member.
+session.restore()
+const navigation = documentNavigation(window.location.pathname)
+
+for (const element of document.querySelectorAll<HTMLElement>(`[${ISLAND_ATTRIBUTE}]`)) {
+  const name = element.getAttribute(ISLAND_ATTRIBUTE)
+  const island = islands.find((candidate) => candidate.name === name)
+  if (!island) {
+    console.error(`No island named ${name}: list it in islands.client.tsx`)
+    continue
+  }
+  const props = JSON.parse(element.getAttribute(ISLAND_PROPS_ATTRIBUTE) ?? '{}') as object
+  // As a transition, hydration works in short slices and leaves the main thread free in between
+  // (a click meanwhile is replayed once its island is hydrated).
+  startTransition(() => {
+    hydrateRoot(
+      element,
+      <NavigationProvider value={navigation}>
+        <island.Component {...props} />
+      </NavigationProvider>,
+    )
+  })
+}

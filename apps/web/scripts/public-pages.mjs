@@ -1,0 +1,58 @@
+// Finishes the prerendered islands pages (see app/lib/island.tsx) after both builds:
+// - links the islands script built by vite.islands.config.ts (build/islands.json names it);
+// - replaces the app's stylesheet link with the page's own CSS, inline: Tailwind compiled from the
+//   classes in the page's HTML and in the islands' sources (the states the islands render later),
+//   so the first paint waits for no other request and carries none of the member area's styles.
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { compile, optimize } from '@tailwindcss/node'
+import { Scanner } from '@tailwindcss/oxide'
+
+const web = path.resolve(import.meta.dirname, '..')
+const client = path.join(web, 'build/client')
+const ENTRY_PLACEHOLDER = '<script type="module" data-islands-entry=""></script>'
+const STYLESHEET = /<link rel="stylesheet" href="\/assets\/root-[\w-]+\.css"\/>/g
+
+async function* htmlFiles(dir) {
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) yield* htmlFiles(full)
+    else if (entry.name.endsWith('.html')) yield full
+  }
+}
+
+const manifest = JSON.parse(await fs.readFile(path.join(web, 'build/islands.json'), 'utf8'))
+const sources = await Promise.all(
+  manifest.sources.map(async (file) => ({
+    content: await fs.readFile(path.join(web, file), 'utf8'),
+    extension: path.extname(file).slice(1),
+  })),
+)
+
+const stylesheet = path.join(web, 'app/app.css')
+const compiler = await compile(await fs.readFile(stylesheet, 'utf8'), {
+  base: path.dirname(stylesheet),
+  from: stylesheet,
+  onDependency: () => {},
+})
+
+let pages = 0
+for await (const file of htmlFiles(client)) {
+  const html = await fs.readFile(file, 'utf8')
+  if (!html.includes('data-islands-entry')) continue
+  const relative = path.relative(client, file)
+  if (!html.includes(ENTRY_PLACEHOLDER))
+    throw new Error(`${relative}: the islands script placeholder changed`)
+  const links = html.match(STYLESHEET) ?? []
+  if (links.length !== 1)
+    throw new Error(`${relative}: expected one app stylesheet link, found ${links.length}`)
+  const candidates = new Scanner({}).scanFiles([...sources, { content: html, extension: 'html' }])
+  const css = optimize(compiler.build(candidates), { minify: true }).code.trim()
+  const finished = html
+    .replace(ENTRY_PLACEHOLDER, `<script type="module" src="${manifest.entry}"></script>`)
+    .replace(links[0], () => `<style>${css}</style>`)
+  await fs.writeFile(file, finished)
+  pages += 1
+  console.log(`${relative}: islands script linked, ${(css.length / 1024).toFixed(1)} KiB of CSS inline`)
+}
+if (pages === 0) throw new Error('no islands page found in the build')
