@@ -21,6 +21,13 @@ const islands: IslandDefinition<any>[] = [
   contactFormIsland,
 ]
 
+declare global {
+  interface Window {
+    /** Buttons pressed before the islands were live, held by the loader in the page's head. */
+    __islandsPending?: { targets: HTMLElement[]; release: () => void }
+  }
+}
+
 // The stored session first: the header shows Dashboard to a signed-in member.
 session.restore()
 const navigation = documentNavigation(window.location.pathname)
@@ -43,4 +50,13 @@ for (const element of document.querySelectorAll<HTMLElement>(`[${ISLAND_ATTRIBUT
       </NavigationProvider>,
     )
   })
+}
+
+// The islands listen now: the loader lets go, and what was pressed meanwhile is pressed again (React
+// hydrates the island at once to handle it).
+const pending = window.__islandsPending
+pending?.release()
+for (const target of pending?.targets ?? []) {
+  if (target instanceof HTMLFormElement) target.requestSubmit()
+  else target.click()
 }

@@ -20,8 +20,8 @@ const faviconHref = `data:image/svg+xml,${encodeURIComponent(favicon.trim())}`
 
 /**
  * True while the build prerenders a page whose route is an islands page: its HTML then carries no
- * React Router scripts, only the islands script (scripts/public-pages.mjs fills in its address and
- * puts the page's CSS inline). Never for the SPA fallback page, which the build renders for '/' too
+ * React Router scripts, only the islands loader (scripts/public-pages.mjs writes it in place of the
+ * placeholder and puts the page's CSS inline). Never for the SPA fallback page, which the build renders for '/' too
  * (React Router refuses a fallback without its scripts, so a change here cannot pass unnoticed).
  */
 function useIslandsPrerender(): boolean {
@@ -50,13 +50,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <link rel="icon" href={faviconHref} type="image/svg+xml" />
         <Meta />
         <Links />
+        {islands ? <script data-islands-loader="" /> : null}
       </head>
       <body className="min-h-screen bg-slate-950 font-sans text-slate-200 antialiased">
         {islands ? (
-          <>
-            <IslandsPageProvider pathname={pathname}>{children}</IslandsPageProvider>
-            <script type="module" data-islands-entry="" />
-          </>
+          <IslandsPageProvider pathname={pathname}>{children}</IslandsPageProvider>
         ) : (
           <>
             {children}

@@ -1,5 +1,6 @@
 // Finishes the prerendered islands pages (see app/lib/island.tsx) after both builds:
-// - links the islands script built by vite.islands.config.ts (build/islands.json names it);
+// - writes the islands loader into the head (see LOADER below) for the script built by
+//   vite.islands.config.ts (build/islands.json names it);
 // - replaces the app's stylesheet link with the page's own CSS, inline: Tailwind compiled from the
 //   classes in the page's HTML and in the islands' sources (the states the islands render later),
 //   so the first paint waits for no other request and carries none of the member area's styles.
@@ -10,7 +11,28 @@ import { Scanner } from '@tailwindcss/oxide'
 
 const web = path.resolve(import.meta.dirname, '..')
 const client = path.join(web, 'build/client')
-const ENTRY_PLACEHOLDER = '<script type="module" data-islands-entry=""></script>'
+const LOADER_PLACEHOLDER = '<script data-islands-loader=""></script>'
+
+/**
+ * The islands loader, inline in the head. The page paints from its HTML and CSS alone; only then
+ * (the frame after the first one) does it fetch the islands script, so that script never competes
+ * with the first paint. A button pressed inside an island before the script has hydrated it is held
+ * (its click, or its form's submission, would otherwise be lost or submit the form natively) and
+ * pressed again by the islands script once the islands are live (window.__islandsPending). Links are
+ * never held: they work without any script.
+ */
+const LOADER = (entry) =>
+  [
+    '(function(){var q=[];',
+    'function h(e){var t=e.target,b=t&&t.closest&&(e.type==="submit"?t:t.closest("button"));',
+    'if(b&&b.closest("[data-island]")){e.preventDefault();e.stopImmediatePropagation();q.push(b)}}',
+    'addEventListener("click",h,true);addEventListener("submit",h,true);',
+    'window.__islandsPending={targets:q,release:function(){',
+    'removeEventListener("click",h,true);removeEventListener("submit",h,true)}};',
+    // Should the script fail to load, the buttons are let go again.
+    `requestAnimationFrame(function(){setTimeout(function(){import(${JSON.stringify(entry)})`,
+    '.catch(function(){window.__islandsPending.release()})})})})()',
+  ].join('')
 const STYLESHEET = /<link rel="stylesheet" href="\/assets\/root-[\w-]+\.css"\/>/g
 
 async function* htmlFiles(dir) {
@@ -39,20 +61,20 @@ const compiler = await compile(await fs.readFile(stylesheet, 'utf8'), {
 let pages = 0
 for await (const file of htmlFiles(client)) {
   const html = await fs.readFile(file, 'utf8')
-  if (!html.includes('data-islands-entry')) continue
+  if (!html.includes('data-islands-loader')) continue
   const relative = path.relative(client, file)
-  if (!html.includes(ENTRY_PLACEHOLDER))
-    throw new Error(`${relative}: the islands script placeholder changed`)
+  if (!html.includes(LOADER_PLACEHOLDER))
+    throw new Error(`${relative}: the islands loader placeholder changed`)
   const links = html.match(STYLESHEET) ?? []
   if (links.length !== 1)
     throw new Error(`${relative}: expected one app stylesheet link, found ${links.length}`)
   const candidates = new Scanner({}).scanFiles([...sources, { content: html, extension: 'html' }])
   const css = optimize(compiler.build(candidates), { minify: true }).code.trim()
   const finished = html
-    .replace(ENTRY_PLACEHOLDER, `<script type="module" src="${manifest.entry}"></script>`)
+    .replace(LOADER_PLACEHOLDER, () => `<script>${LOADER(manifest.entry)}</script>`)
     .replace(links[0], () => `<style>${css}</style>`)
   await fs.writeFile(file, finished)
   pages += 1
-  console.log(`${relative}: islands script linked, ${(css.length / 1024).toFixed(1)} KiB of CSS inline`)
+  console.log(`${relative}: islands loader written, ${(css.length / 1024).toFixed(1)} KiB of CSS inline`)
 }
 if (pages === 0) throw new Error('no islands page found in the build')

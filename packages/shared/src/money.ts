@@ -14,9 +14,16 @@ export function fromMinorUnits(minor: number, currency: string): number {
   return minor / 10 ** minorUnitDigits(currency)
 }
 
+// One formatter per currency, made once: making a formatter costs far more than formatting with it.
+const moneyFormats = new Map<string, Intl.NumberFormat>()
+
 /** '$29.99', '€5.00': the amount with its currency symbol, as every price and total is shown. */
 export function formatMoney(amount: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(
-    amount,
-  )
+  const code = currency.toUpperCase()
+  let format = moneyFormats.get(code)
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency: code })
+    moneyFormats.set(code, format)
+  }
+  return format.format(amount)
 }
