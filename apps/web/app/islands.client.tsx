@@ -28,35 +28,43 @@ declare global {
   }
 }
 
-// The stored session first: the header shows Dashboard to a signed-in member.
-session.restore()
-const navigation = documentNavigation(window.location.pathname)
+/** Lets the browser do other work (input, painting) before going on: each island starts in a task of its own. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve))
 
-for (const element of document.querySelectorAll<HTMLElement>(`[${ISLAND_ATTRIBUTE}]`)) {
-  const name = element.getAttribute(ISLAND_ATTRIBUTE)
-  const island = islands.find((candidate) => candidate.name === name)
-  if (!island) {
-    console.error(`No island named ${name}: list it in islands.client.tsx`)
-    continue
+async function start() {
+  // The stored session first: the header shows Dashboard to a signed-in member.
+  session.restore()
+  const navigation = documentNavigation(window.location.pathname)
+
+  for (const element of document.querySelectorAll<HTMLElement>(`[${ISLAND_ATTRIBUTE}]`)) {
+    const name = element.getAttribute(ISLAND_ATTRIBUTE)
+    const island = islands.find((candidate) => candidate.name === name)
+    if (!island) {
+      console.error(`No island named ${name}: list it in islands.client.tsx`)
+      continue
+    }
+    const props = JSON.parse(element.getAttribute(ISLAND_PROPS_ATTRIBUTE) ?? '{}') as object
+    await nextTask()
+    // As a transition, hydration works in short slices and leaves the main thread free in between
+    // (a click meanwhile is handled once its island is hydrated).
+    startTransition(() => {
+      hydrateRoot(
+        element,
+        <NavigationProvider value={navigation}>
+          <island.Component {...props} />
+        </NavigationProvider>,
+      )
+    })
   }
-  const props = JSON.parse(element.getAttribute(ISLAND_PROPS_ATTRIBUTE) ?? '{}') as object
-  // As a transition, hydration works in short slices and leaves the main thread free in between
-  // (a click meanwhile is replayed once its island is hydrated).
-  startTransition(() => {
-    hydrateRoot(
-      element,
-      <NavigationProvider value={navigation}>
-        <island.Component {...props} />
-      </NavigationProvider>,
-    )
-  })
+
+  // The islands listen now: the loader lets go, and what was pressed meanwhile is pressed again
+  // (React hydrates the island at once to handle it).
+  const pending = window.__islandsPending
+  pending?.release()
+  for (const target of pending?.targets ?? []) {
+    if (target instanceof HTMLFormElement) target.requestSubmit()
+    else target.click()
+  }
 }
 
-// The islands listen now: the loader lets go, and what was pressed meanwhile is pressed again (React
-// hydrates the island at once to handle it).
-const pending = window.__islandsPending
-pending?.release()
-for (const target of pending?.targets ?? []) {
-  if (target instanceof HTMLFormElement) target.requestSubmit()
-  else target.click()
-}
+void start()

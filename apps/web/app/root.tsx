@@ -21,8 +21,10 @@ const faviconHref = `data:image/svg+xml,${encodeURIComponent(favicon.trim())}`
 /**
  * True while the build prerenders a page whose route is an islands page: its HTML then carries no
  * React Router scripts, only the islands loader (scripts/public-pages.mjs writes it in place of the
- * placeholder and puts the page's CSS inline). Never for the SPA fallback page, which the build renders for '/' too
- * (React Router refuses a fallback without its scripts, so a change here cannot pass unnoticed).
+ * placeholder and puts the page's CSS inline). Never for the SPA fallback page, which the build
+ * renders for '/' too: React Router tells it apart only through its framework context. Should that
+ * context change, the pages fall back to full hydration (heavier, never broken) and the build stops
+ * at scripts/public-pages.mjs, which insists on finding islands pages.
  */
 function useIslandsPrerender(): boolean {
   const matches = useMatches()

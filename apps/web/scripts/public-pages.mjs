@@ -14,25 +14,26 @@ const client = path.join(web, 'build/client')
 const LOADER_PLACEHOLDER = '<script data-islands-loader=""></script>'
 
 /**
- * The islands loader, inline in the head. The page paints from its HTML and CSS alone; only then
- * (the frame after the first one) does it fetch the islands script, so that script never competes
- * with the first paint. A button pressed inside an island before the script has hydrated it is held
- * (its click, or its form's submission, would otherwise be lost or submit the form natively) and
- * pressed again by the islands script once the islands are live (window.__islandsPending). Links are
- * never held: they work without any script.
+ * The islands loader, inline in the head. The page paints from its HTML and CSS alone; only once
+ * all of it is parsed and on screen (the load event, then the next frame) does the loader fetch
+ * the islands script, so that script never competes with the first paint. A button pressed inside
+ * an island before the script has hydrated it is held (its click, or its form's submission, would
+ * otherwise be lost or submit the form natively) and pressed again by the islands script once the
+ * islands are live (window.__islandsPending). Links are never held: they work without any script.
+ * Should the script fail to load, the buttons are let go again.
  */
 const LOADER = (entry) =>
   [
-    '(function(){var q=[];',
+    '(function(){var q=[],w=window;',
     'function h(e){var t=e.target,b=t&&t.closest&&(e.type==="submit"?t:t.closest("button"));',
     'if(b&&b.closest("[data-island]")){e.preventDefault();e.stopImmediatePropagation();q.push(b)}}',
     'addEventListener("click",h,true);addEventListener("submit",h,true);',
-    'window.__islandsPending={targets:q,release:function(){',
+    'w.__islandsPending={targets:q,release:function(){',
     'removeEventListener("click",h,true);removeEventListener("submit",h,true)}};',
-    // Should the script fail to load, the buttons are let go again.
-    `requestAnimationFrame(function(){setTimeout(function(){import(${JSON.stringify(entry)})`,
-    '.catch(function(){window.__islandsPending.release()})})})})()',
+    'addEventListener("load",function(){requestAnimationFrame(function(){setTimeout(function(){',
+    `import(${JSON.stringify(entry)}).catch(function(){w.__islandsPending.release()})})})})})()`,
   ].join('')
+
 const STYLESHEET = /<link rel="stylesheet" href="\/assets\/root-[\w-]+\.css"\/>/g
 
 async function* htmlFiles(dir) {
