@@ -1,10 +1,9 @@
-import { formatMoney, messages, type Plan, paths } from '@edgeclub/shared'
+import { messages, type Plan, paths } from '@edgeclub/shared'
 import { defineIsland } from '../lib/island'
 import { useAppNavigation } from '../lib/navigation'
 import type { LoginState } from '../lib/navigation-state'
 import { fetchActivePlans } from '../lib/plans-api'
 import { useRemoteData } from '../lib/use-remote-data'
-import { useWarmUp } from '../lib/warm-up'
 import { Button } from './ui/button'
 import { PlanGrid } from './ui/plan-grid'
 
@@ -12,13 +11,9 @@ import { PlanGrid } from './ui/plan-grid'
  * The plans on sale on the pricing page, loaded from the API, with their loading and failure
  * states. Choosing one leads to sign-in first (no checkout here). An island.
  */
-/** The page's first money formatter, made while the plans are on their way (see useWarmUp). */
-const formatters = [() => formatMoney(0, 'USD')]
-
 export function PricingPlans() {
   const { navigate } = useAppNavigation()
   const { status, data: plans, reload } = useRemoteData(fetchActivePlans)
-  useWarmUp(formatters)
 
   const choose = (plan: Plan) => {
     // Sign in first, carrying the origin, the plan and the message.
