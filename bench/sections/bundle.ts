@@ -22,6 +22,9 @@ export const bundleSection: Section = {
     for (const match of html.matchAll(/<script[^>]+src="([^"]+)"/g)) refs.add(match[1]!)
     for (const match of html.matchAll(/import\("?([^")]+\.js)"?\)/g)) refs.add(match[1]!)
     for (const match of html.matchAll(/import \* as \w+ from "([^"]+)"/g)) refs.add(match[1]!)
+    // A script an inline loader adds once the page has painted (the public pages' islands).
+    for (const script of html.matchAll(/<script>([\s\S]*?)<\/script>/g))
+      for (const match of script[1]!.matchAll(/"(\/assets\/[^"]+\.js)"/g)) refs.add(match[1]!)
     const css = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((match) => match[1]!)
     const size = async (ref: string) => gzipSync(await fs.readFile(path.join(client, ref))).length
     let js = 0

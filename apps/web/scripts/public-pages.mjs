@@ -20,7 +20,8 @@ const LOADER_PLACEHOLDER = '<script data-islands-loader=""></script>'
  * an island before the script has hydrated it is held (its click, or its form's submission, would
  * otherwise be lost or submit the form natively) and pressed again by the islands script once the
  * islands are live (window.__islandsPending). Links are never held: they work without any script.
- * Should the script fail to load, the buttons are let go again.
+ * Should the script fail to load, the buttons are let go again. The script is added as an element,
+ * not import()ed: the browser then compiles it off the main thread while it downloads.
  */
 const LOADER = (entry) =>
   [
@@ -31,7 +32,8 @@ const LOADER = (entry) =>
     'w.__islandsPending={targets:q,release:function(){',
     'removeEventListener("click",h,true);removeEventListener("submit",h,true)}};',
     'addEventListener("load",function(){requestAnimationFrame(function(){setTimeout(function(){',
-    `import(${JSON.stringify(entry)}).catch(function(){w.__islandsPending.release()})})})})})()`,
+    'var s=document.createElement("script");s.type="module";s.onerror=w.__islandsPending.release;',
+    `s.src=${JSON.stringify(entry)};document.head.appendChild(s)})})})})()`,
   ].join('')
 
 const STYLESHEET = /<link rel="stylesheet" href="\/assets\/root-[\w-]+\.css"\/>/g
