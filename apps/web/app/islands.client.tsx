@@ -1,4 +1,4 @@
-import { startTransition } from 'react'
+import { type ReactNode, startTransition, useEffect } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { pricingPlansIsland } from './components/pricing-plans'
 import { siteHeaderIsland } from './components/site-header'
@@ -28,6 +28,16 @@ declare global {
   }
 }
 
+/** Reports, once, that the island inside has hydrated and run its effects (children's run first). */
+function Hydrated({ onHydrated, children }: { onHydrated: () => void; children: ReactNode }) {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the island first commits
+  useEffect(onHydrated, [])
+  return children
+}
+
+/** An island that never finishes hydrating (it crashed) must not hold the page's buttons forever. */
+const HYDRATION_WAIT_MS = 5000
+
 /** Lets the browser do other work (input, painting) before going on: each island starts in a task of its own. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve))
 
@@ -35,6 +45,7 @@ async function start() {
   // The stored session first: the header shows Dashboard to a signed-in member.
   session.restore()
   const navigation = documentNavigation(window.location.pathname)
+  const hydrated: Promise<void>[] = []
 
   for (const element of document.querySelectorAll<HTMLElement>(`[${ISLAND_ATTRIBUTE}]`)) {
     const name = element.getAttribute(ISLAND_ATTRIBUTE)
@@ -47,18 +58,28 @@ async function start() {
     await nextTask()
     // As a transition, hydration works in short slices and leaves the main thread free in between
     // (a click meanwhile is handled once its island is hydrated).
-    startTransition(() => {
-      hydrateRoot(
-        element,
-        <NavigationProvider value={navigation}>
-          <island.Component {...props} />
-        </NavigationProvider>,
-      )
-    })
+    hydrated.push(
+      new Promise((resolve) => {
+        startTransition(() => {
+          hydrateRoot(
+            element,
+            <NavigationProvider value={navigation}>
+              <Hydrated onHydrated={resolve}>
+                <island.Component {...props} />
+              </Hydrated>
+            </NavigationProvider>,
+          )
+        })
+      }),
+    )
   }
 
-  // The islands listen now: the loader lets go, and what was pressed meanwhile is pressed again
-  // (React hydrates the island at once to handle it).
+  // Once the islands are live (hydrated, their effects run: a form has taken in what was typed
+  // before), the loader lets go and what was pressed meanwhile is pressed again.
+  await Promise.race([
+    Promise.all(hydrated),
+    new Promise((resolve) => setTimeout(resolve, HYDRATION_WAIT_MS)),
+  ])
   const pending = window.__islandsPending
   pending?.release()
   for (const target of pending?.targets ?? []) {
