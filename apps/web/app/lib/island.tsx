@@ -15,7 +15,9 @@ import { documentNavigation, NavigationProvider } from './navigation'
  *
  * An island must render the same markup on the server and in the browser from its props alone:
  * props are JSON, it renders no `useId` ids (an island's position in the tree differs between the
- * page and its own root) and it reaches links and navigation through `useAppNavigation`.
+ * page and its own root) and it reaches links and navigation through `useAppNavigation`. Its HTML
+ * is usable before its script arrives: an island with form fields takes in what they already hold
+ * when it comes alive (see the contact form); buttons pressed meanwhile are pressed again then.
  */
 
 export interface IslandDefinition<P extends object> {
