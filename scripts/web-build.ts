@@ -12,6 +12,8 @@ const sources = [
   'packages/shared/src',
   'apps/web/vite.config.ts',
   'apps/web/react-router.config.ts',
+  'apps/web/vite.islands.config.ts',
+  'apps/web/scripts',
 ]
 
 function newest(target: string): number {

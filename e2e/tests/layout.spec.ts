@@ -1,4 +1,5 @@
 import { expect, test } from '../support/fixtures'
+import { createMember, signIn } from '../support/members'
 
 const withFooter = ['/', '/tips', '/pricing', '/about', '/contact', '/record']
 const withoutFooter = ['/login', '/register', '/forgot-password', '/payment']
@@ -77,6 +78,16 @@ test.describe('header and footer', () => {
         page.getByRole('heading', { level: 1, name: 'Bet and trade with an AI-driven edge' }),
       ).toBeVisible()
     })
+  })
+
+  test('a signed-in member finds the dashboard in the header of a public page', async ({ page, request }) => {
+    await signIn(page, await createMember(request))
+    await page.goto('/about')
+    const header = page.getByRole('banner')
+    await expect(header.getByRole('link', { name: 'Dashboard' })).toHaveAttribute('href', '/dashboard')
+    await expect(header.getByRole('link', { name: 'Sign In' })).toHaveCount(0)
+    await header.getByRole('link', { name: 'Dashboard' }).click()
+    await expect(page.getByText('Welcome to your trading dashboard')).toBeVisible()
   })
 
   test('on a phone the menu button opens the navigation', async ({ page }) => {

@@ -78,6 +78,26 @@ test.describe('contact page', () => {
     await expect(faqs.first()).toContainText('In your dashboard and in the private Discord')
   })
 
+  test('keeps what a visitor typed and pressed before the page script arrived', async ({ page }) => {
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route('**/assets/islands-*.js', async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.goto('/contact')
+    await page.getByLabel('Name', { exact: true }).fill('Ann Punter')
+    await page.getByLabel('Email', { exact: true }).fill('ann@example.com')
+    await page.getByLabel('Subject').selectOption({ label: 'Partnership' })
+    await page.getByLabel('Message', { exact: true }).fill('Do you work with tipster networks?')
+    await page.getByRole('button', { name: 'Send Message' }).click()
+    release()
+    await expect(page.getByRole('status').filter({ hasText: 'Your message has been sent' })).toBeVisible()
+    await expect(page.getByLabel('Name', { exact: true })).toHaveValue('')
+  })
+
   test('checks the fields, then sends the message and confirms it', async ({ page }) => {
     await page.goto('/contact')
     await page.getByRole('button', { name: 'Send Message' }).click()

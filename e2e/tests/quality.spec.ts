@@ -69,6 +69,46 @@ test.describe('page quality', () => {
     })
   }
 
+  test.describe('before any script runs', () => {
+    test.use({ javaScriptEnabled: false })
+
+    test('every public page is readable and its navigation works without JavaScript', async ({ page }) => {
+      for (const [index, publicPage] of publicPages.entries()) {
+        await page.goto(publicPage.path)
+        await expect(page.getByText(publicPage.text).first()).toBeVisible()
+        await expect(page.getByRole('contentinfo')).toContainText('© 2024 EdgeClub')
+        const next = publicPages[(index + 1) % publicPages.length]!
+        const label = next.path === '/' ? 'Home' : next.title.split(' — ')[0]!
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: label, exact: true })
+          .click()
+        await expect(page).toHaveURL(next.path)
+        await expect(page.getByText(next.text).first()).toBeVisible()
+      }
+    })
+  })
+
+  test('a button pressed before the page script has arrived still works once it has', async ({ page }) => {
+    await page.setViewportSize({ width: 360, height: 740 })
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route('**/assets/islands-*.js', async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.goto('/contact')
+    await page.getByRole('button', { name: 'Send Message' }).click()
+    await page.getByRole('button', { name: 'Open menu' }).click()
+    // Nothing was submitted natively while the script was on its way.
+    await expect(page).toHaveURL('/contact')
+    release()
+    await expect(page.getByText('Please enter your name')).toBeVisible()
+    await expect(page.getByRole('navigation', { name: 'Mobile' })).toBeVisible()
+  })
+
   test('the keyboard reaches a skip link first, with a visible focus ring', async ({ page }) => {
     await page.goto('/')
     await page.keyboard.press('Tab')

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
@@ -14,6 +14,14 @@ async function fakeBuild(): Promise<string> {
   await fs.writeFile(path.join(root, 'index.html'), page('home'))
   await fs.mkdir(path.join(root, 'pricing'))
   await fs.writeFile(path.join(root, 'pricing', 'index.html'), page('pricing'))
+  // An islands page: its CSS inline, and compressed at build time.
+  const about = `<!DOCTYPE html><html><head><style>body{color:red}</style></head><body>about${'.'.repeat(2000)}<script type="module" src="/assets/islands-Ab12.js"></script></body></html>`
+  await fs.mkdir(path.join(root, 'about'))
+  await fs.writeFile(path.join(root, 'about', 'index.html'), about)
+  await fs.writeFile(path.join(root, 'about', 'index.html.br'), brotliCompressSync(about))
+  await fs.writeFile(path.join(root, 'about', 'index.html.gz'), gzipSync(about))
+  // A compressed copy left over from an older build is not the page.
+  await fs.writeFile(path.join(root, 'pricing', 'index.html.br'), brotliCompressSync(page('old pricing')))
   await fs.writeFile(path.join(root, '__spa-fallback.html'), page('fallback'))
   await fs.mkdir(path.join(root, 'assets'))
   const js = `console.log(${JSON.stringify('x'.repeat(2000))})`
@@ -53,6 +61,53 @@ describe('serving the web app', () => {
     expect(csp).toContain("base-uri 'none'")
   })
 
+  it('allows a page its inline CSS by hash, not by unsafe-inline', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/about' })
+    const hash = createHash('sha256').update('body{color:red}').digest('base64')
+    const csp = String(response.headers['content-security-policy'])
+    expect(csp).toMatch(new RegExp(`style-src 'self' 'sha256-${hash.replace(/[+/]/g, '\\$&')}'`))
+    expect(csp).not.toContain('unsafe-inline')
+  })
+
+  it('sends the page compressed at build time, by what the browser accepts', async () => {
+    const br = await t.app.inject({
+      method: 'GET',
+      url: '/about',
+      headers: { 'accept-encoding': 'gzip, deflate, br, zstd' },
+    })
+    expect(br.headers['content-encoding']).toBe('br')
+    expect(br.headers.vary).toContain('accept-encoding')
+    expect(br.rawPayload).toEqual(await fs.readFile(path.join(root, 'about', 'index.html.br')))
+    expect(brotliDecompressSync(br.rawPayload).toString()).toContain('<body>about')
+
+    const gzip = await t.app.inject({
+      method: 'GET',
+      url: '/about',
+      headers: { 'accept-encoding': 'br;q=0, gzip' },
+    })
+    expect(gzip.headers['content-encoding']).toBe('gzip')
+    expect(gzip.rawPayload).toEqual(await fs.readFile(path.join(root, 'about', 'index.html.gz')))
+
+    const plain = await t.app.inject({
+      method: 'GET',
+      url: '/about',
+      headers: { 'accept-encoding': 'identity' },
+    })
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.body).toContain('<body>about')
+  })
+
+  it('ignores a compressed copy that is not the page', async () => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/pricing',
+      headers: { 'accept-encoding': 'br' },
+    })
+    // Too small to be worth compressing on the fly: the page as it is, never the stale copy.
+    expect(response.headers['content-encoding']).toBeUndefined()
+    expect(response.body).toContain('<body>pricing')
+  })
+
   it('serves the SPA fallback for app routes such as /dashboard with 200', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/dashboard' })
     expect(response.statusCode).toBe(200)
@@ -80,8 +135,10 @@ describe('serving the web app', () => {
   })
 
   it('never serves HTML files straight from disk, bypassing the page CSP', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/pricing/index.html' })
-    expect(response.statusCode).toBe(404)
+    for (const url of ['/pricing/index.html', '/about/index.html.br', '/about/index.html.gz']) {
+      const response = await t.app.inject({ method: 'GET', url })
+      expect(response.statusCode, url).toBe(404)
+    }
   })
 
   it('answers /robots.txt and /sitemap.xml from APP_ORIGIN', async () => {

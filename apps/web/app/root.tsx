@@ -1,26 +1,69 @@
-import type { ReactNode } from 'react'
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration } from 'react-router'
+import { type ReactNode, useContext } from 'react'
+import {
+  UNSAFE_FrameworkContext as FrameworkContext,
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLocation,
+  useMatches,
+} from 'react-router'
+import favicon from '../public/favicon.svg?raw'
+import { IslandsPageProvider, isIslandsHandle } from './lib/island'
 import { session } from './lib/session-store'
 import './app.css'
+
+/** In the page itself: one request fewer on every first visit. */
+const faviconHref = `data:image/svg+xml,${encodeURIComponent(favicon.trim())}`
+
+/**
+ * True while the build prerenders a page whose route is an islands page: its HTML then carries no
+ * React Router scripts, only the islands loader (scripts/public-pages.mjs writes it in place of the
+ * placeholder and puts the page's CSS inline). Never for the SPA fallback page, which the build
+ * renders for '/' too: React Router tells it apart only through its framework context. Should that
+ * context change, the pages fall back to full hydration (heavier, never broken) and the build stops
+ * at scripts/public-pages.mjs, which insists on finding islands pages.
+ */
+function useIslandsPrerender(): boolean {
+  const matches = useMatches()
+  const spaFallback = useContext(FrameworkContext)?.isSpaMode ?? true
+  return (
+    import.meta.env.PROD &&
+    typeof document === 'undefined' &&
+    !spaFallback &&
+    matches.some((match) => isIslandsHandle(match.handle))
+  )
+}
 
 // On start, restore a stored user and token (in the browser only; never at build time).
 if (typeof window !== 'undefined') session.restore()
 
 export function Layout({ children }: { children: ReactNode }) {
+  const islands = useIslandsPrerender()
+  const { pathname } = useLocation()
   return (
     <html lang="en" className="bg-slate-950">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#020617" />
-        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <link rel="icon" href={faviconHref} type="image/svg+xml" />
         <Meta />
         <Links />
+        {islands ? <script data-islands-loader="" /> : null}
       </head>
       <body className="min-h-screen bg-slate-950 font-sans text-slate-200 antialiased">
-        {children}
-        <ScrollRestoration />
-        <Scripts />
+        {islands ? (
+          <IslandsPageProvider pathname={pathname}>{children}</IslandsPageProvider>
+        ) : (
+          <>
+            {children}
+            <ScrollRestoration />
+            <Scripts />
+          </>
+        )}
       </body>
     </html>
   )

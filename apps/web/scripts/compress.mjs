@@ -1,10 +1,10 @@
-// Precompresses the built assets so the server sends .br/.gz files instead of compressing per request.
+// Precompresses the built pages and assets so the server sends .br/.gz files instead of compressing per request.
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 
 const root = path.resolve(import.meta.dirname, '../build/client')
-const compressible = /\.(js|css|svg|json|txt|xml|webmanifest)$/
+const compressible = /\.(html|js|css|svg|json|txt|xml|webmanifest)$/
 
 async function* walk(dir) {
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {

@@ -14,6 +14,33 @@ describe('price formatting', () => {
     expect(formatUsdPrice(0)).toBe('$0.00')
   })
 
+  it('writes every price exactly as Intl.NumberFormat would, without making one', () => {
+    const [whole, cents] = [0, 2].map(
+      (decimals) =>
+        new Intl.NumberFormat('en-US', {
+          style: 'currency',
+          currency: 'USD',
+          minimumFractionDigits: decimals,
+          maximumFractionDigits: decimals,
+        }),
+    )
+    const intl = (price: number) => (Math.abs(price) >= 1000 ? whole! : cents!).format(price)
+    const edges = [0, -0, 0.004, 0.005, 0.015, 1.005, 2.675, 999.994, 999.995, 999.5, 1000, 1000.5, 1999.5]
+    const magnitudes = [1e-3, 1, 1e3, 1e6, 1e9, 1e15, 1e20, 1e21, 1e25]
+    let seed = 7
+    const random = () => {
+      seed = (seed * 16807) % 2147483647
+      return seed / 2147483647
+    }
+    const samples = magnitudes.flatMap((scale) => Array.from({ length: 200 }, () => random() * scale))
+    // Every price with three decimals up to 20 and every half dollar from 1000 to 6000: the ties.
+    const thousandths = Array.from({ length: 20_001 }, (_, k) => k / 1000)
+    const halves = Array.from({ length: 10_001 }, (_, k) => 1000 + k / 2)
+    const values = [...edges, ...samples, ...thousandths, ...halves, Number.NaN, Number.POSITIVE_INFINITY]
+    for (const value of [...values, ...values.map((v) => -v)])
+      expect(formatUsdPrice(value), String(value)).toBe(intl(value))
+  })
+
   it('PRICES-03 shows the change with 1 decimal and a plus sign when non-negative', () => {
     expect(formatPercentChange(2.41)).toBe('+2.4%')
     expect(formatPercentChange(0)).toBe('+0.0%')

@@ -1,4 +1,5 @@
 import type { CryptoPrice } from './market'
+import { formatUsd } from './money'
 
 /** The coins the price card shows, in display order, with the feed's ids. */
 export const MARKET_COINS = [
@@ -24,13 +25,7 @@ export function placeholderPrices(): CryptoPrice[] {
 
 /** 1000 or more with no decimals and thousands separators, below that 2 decimals. */
 export function formatUsdPrice(price: number): string {
-  const decimals = Math.abs(price) >= 1000 ? 0 : 2
-  return new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: decimals,
-    maximumFractionDigits: decimals,
-  }).format(price)
+  return formatUsd(price, Math.abs(price) >= 1000 ? 0 : 2)
 }
 
 /** One decimal and an explicit plus sign when non-negative. */

@@ -14,9 +14,44 @@ export function fromMinorUnits(minor: number, currency: string): number {
   return minor / 10 ** minorUnitDigits(currency)
 }
 
+/**
+ * A dollar amount with the given number of decimals, exactly as Intl.NumberFormat('en-US',
+ * { style: 'currency', currency: 'USD' }) writes it (the tests compare the two over tens of
+ * thousands of amounts), without making a formatter: a page's first Intl formatter costs the
+ * browser 10 to 20 ms of main thread (it loads locale data), and the public pages show dollars only.
+ */
+export function formatUsd(amount: number, decimals: number): string {
+  const size = Math.abs(amount)
+  // Below 1e-6 the amount shows as zero; amounts whose cents a double cannot count exactly (and NaN
+  // and Infinity) Intl writes.
+  if (!(size * 10 ** decimals < Number.MAX_SAFE_INTEGER)) return intlFormat('USD', decimals).format(amount)
+  // Like Intl: round the shortest decimal form of the number (0.015, not 0.01499…), halves up.
+  const units = size < 1e-6 ? 0 : Math.round(Number(`${size}e${decimals}`))
+  const digits = String(units).padStart(decimals + 1, '0')
+  const whole = decimals ? digits.slice(0, -decimals) : digits
+  const fraction = decimals ? `.${digits.slice(-decimals)}` : ''
+  const sign = amount < 0 || Object.is(amount, -0) ? '-' : ''
+  return `${sign}$${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${fraction}`
+}
+
+// One formatter per currency and precision, made once: making one costs far more than using it.
+const formats = new Map<string, Intl.NumberFormat>()
+function intlFormat(currency: string, decimals?: number): Intl.NumberFormat {
+  const key = `${currency}:${decimals ?? ''}`
+  let format = formats.get(key)
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency,
+      ...(decimals === undefined ? {} : { minimumFractionDigits: decimals, maximumFractionDigits: decimals }),
+    })
+    formats.set(key, format)
+  }
+  return format
+}
+
 /** '$29.99', '€5.00': the amount with its currency symbol, as every price and total is shown. */
 export function formatMoney(amount: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(
-    amount,
-  )
+  const code = currency.toUpperCase()
+  return code === 'USD' ? formatUsd(amount, 2) : intlFormat(code).format(amount)
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { API_BASE, isAppPath, prerenderedPaths } from '@edgeclub/shared'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -12,21 +13,67 @@ import { type CspDirectives, serializeCsp } from './security'
  * (404 status for paths the app does not know), and hashed assets cached for a year.
  */
 
+type PageEncoding = 'br' | 'gzip'
+
 interface Page {
   html: string
   csp: string
+  /** The page compressed at build time (scripts/compress.mjs), when the files match the HTML. */
+  encoded: Partial<Record<PageEncoding, Buffer>>
 }
 
 const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g
+const INLINE_STYLE = /<style[^>]*>([\s\S]*?)<\/style>/g
 
-/** Inline scripts (React Router's hydration data) are allowed by their hashes, never by 'unsafe-inline'. */
+function hashesOf(html: string, element: RegExp): string[] {
+  const hashes = [...html.matchAll(element)]
+    .map((match) => match[1] ?? '')
+    .filter((content) => content.trim().length > 0)
+    .map((content) => `'sha256-${createHash('sha256').update(content).digest('base64')}'`)
+  return [...new Set(hashes)]
+}
+
+/** A build-time compressed copy of the page, only if it is the page (a stale file is ignored). */
+function readEncoded(file: string, html: string, decode: (data: Buffer) => Buffer): Buffer | undefined {
+  if (!fs.existsSync(file)) return undefined
+  const data = fs.readFileSync(file)
+  try {
+    return decode(data).toString('utf8') === html ? data : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Inline scripts (React Router's hydration data) and inline styles (a public page's own CSS) are
+ * allowed by their hashes, never by 'unsafe-inline'.
+ */
 function loadPage(file: string, directives: CspDirectives): Page {
   const html = fs.readFileSync(file, 'utf8')
-  const hashes = [...html.matchAll(INLINE_SCRIPT)]
-    .map((match) => match[1] ?? '')
-    .filter((script) => script.trim().length > 0)
-    .map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`)
-  return { html, csp: serializeCsp(directives, [...new Set(hashes)]) }
+  const styles = hashesOf(html, INLINE_STYLE)
+  const withStyles = styles.length
+    ? { ...directives, 'style-src': [...(directives['style-src'] ?? []), ...styles] }
+    : directives
+  const encoded: Page['encoded'] = {}
+  const br = readEncoded(`${file}.br`, html, brotliDecompressSync)
+  if (br) encoded.br = br
+  const gzip = readEncoded(`${file}.gz`, html, gunzipSync)
+  if (gzip) encoded.gzip = gzip
+  return { html, csp: serializeCsp(withStyles, hashesOf(html, INLINE_SCRIPT)), encoded }
+}
+
+/** The best build-time encoding of the page the client accepts (brotli first), if any. */
+function pageEncoding(acceptEncoding: string | undefined, page: Page): PageEncoding | undefined {
+  if (!acceptEncoding) return undefined
+  const quality = new Map<string, number>()
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';')
+    if (!name) continue
+    const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='))
+    quality.set(name, q ? Number(q.slice(2)) || 0 : 1)
+  }
+  const accepts = (encoding: PageEncoding) => (quality.get(encoding) ?? quality.get('*') ?? 0) > 0
+  return (['br', 'gzip'] as const).find((encoding) => page.encoded[encoding] && accepts(encoding))
 }
 
 function prerenderedFile(root: string, routePath: string): string {
@@ -47,18 +94,25 @@ export async function webRoutes(app: FastifyInstance, options: WebOptions) {
   if (!fallbackFile) throw new Error(`The web app is not built: no HTML in ${root}. Run npm run build.`)
   const fallback = loadPage(fallbackFile, options.csp)
 
-  const sendPage = (reply: FastifyReply, page: Page, status = 200) =>
+  const sendPage = (request: FastifyRequest, reply: FastifyReply, page: Page, status = 200) => {
     reply
       .status(status)
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
       .header('content-security-policy', page.csp)
-      .send(page.html)
+    const encoding = pageEncoding(request.headers['accept-encoding'], page)
+    if (!encoding) return reply.send(page.html)
+    // Compressed once at build time at the highest level, instead of on every request.
+    return reply
+      .header('content-encoding', encoding)
+      .header('vary', 'accept-encoding')
+      .send(page.encoded[encoding])
+  }
 
   for (const routePath of prerenderedPaths) {
     const file = prerenderedFile(root, routePath)
     const page = fs.existsSync(file) ? loadPage(file, options.csp) : fallback
-    app.get(routePath, (_request, reply) => sendPage(reply, page))
+    app.get(routePath, (request, reply) => sendPage(request, reply, page))
   }
 
   app.get('/robots.txt', (_request, reply) =>
@@ -99,8 +153,8 @@ export async function webRoutes(app: FastifyInstance, options: WebOptions) {
     redirect: false,
     wildcard: true,
     preCompressed: true,
-    // HTML is served above, with its CSP; never straight from disk.
-    allowedPath: (pathName) => !pathName.endsWith('.html'),
+    // HTML is served above, with its CSP; never straight from disk (nor its compressed copies).
+    allowedPath: (pathName) => !/\.html(\.br|\.gz)?$/.test(pathName),
     setHeaders: (res, filePath) => {
       const hashed = filePath.includes(`${path.sep}assets${path.sep}`)
       res.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'public, max-age=3600')
@@ -112,6 +166,6 @@ export async function webRoutes(app: FastifyInstance, options: WebOptions) {
     const wantsPage =
       (request.method === 'GET' || request.method === 'HEAD') && !pathname.startsWith(`${API_BASE}/`)
     if (!wantsPage) return apiNotFound(request, reply)
-    return sendPage(reply, fallback, isAppPath(pathname) ? 200 : 404)
+    return sendPage(request, reply, fallback, isAppPath(pathname) ? 200 : 404)
   })
 }

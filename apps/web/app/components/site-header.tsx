@@ -1,11 +1,12 @@
 import { paths, site } from '@edgeclub/shared'
-import { useEffect, useState } from 'react'
-import { Link, NavLink, useLocation } from 'react-router'
+import { useState } from 'react'
+import { defineIsland } from '../lib/island'
+import { type Navigation, useAppNavigation } from '../lib/navigation'
 import { useSession } from '../lib/use-session'
 import { buttonClasses } from './ui/button'
 import { LogoMark, MenuIcon } from './ui/icons'
 
-const navigation = [
+const links = [
   { to: paths.home, label: 'Home' },
   { to: paths.tips, label: 'Tips' },
   { to: paths.record, label: 'Record' },
@@ -14,19 +15,34 @@ const navigation = [
   { to: paths.contact, label: 'Contact' },
 ]
 
-const navLinkClass = ({ isActive }: { isActive: boolean }) =>
+const navLinkClass = (isActive: boolean) =>
   `rounded-md px-3 py-2 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-emerald-300 ${
     isActive ? 'text-emerald-300' : 'text-slate-300 hover:text-white'
   }`
 
-/** The header: sticky; brand logo to /, Sign In (/login) and Sign Up (/register). */
+/** A navigation entry, marked as the current page when it is the page on screen. */
+function NavItem({ navigation, to, label }: { navigation: Navigation; to: string; label: string }) {
+  const { Link } = navigation
+  const current = navigation.pathname.length > 1 ? navigation.pathname.replace(/\/+$/, '') : '/'
+  const isActive = current.toLowerCase() === to
+  return (
+    <Link to={to} aria-current={isActive ? 'page' : undefined} className={navLinkClass(isActive)}>
+      {label}
+    </Link>
+  )
+}
+
+/**
+ * The header: sticky; brand logo to /, Sign In (/login) and Sign Up (/register). An island: on a
+ * prerendered page its menu button and the signed-in state come alive without the router.
+ */
 export function SiteHeader() {
   const { isAuthenticated } = useSession()
-  const [menuOpen, setMenuOpen] = useState(false)
-  const { pathname } = useLocation()
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: close the mobile menu after every navigation
-  useEffect(() => setMenuOpen(false), [pathname])
+  const navigation = useAppNavigation()
+  const { Link, pathname } = navigation
+  // The mobile menu belongs to the page it was opened on: it is closed after every navigation.
+  const [openOn, setOpenOn] = useState<string | null>(null)
+  const menuOpen = openOn === pathname
 
   return (
     <header className="sticky top-0 z-40 border-b border-slate-800 bg-slate-950/90 backdrop-blur">
@@ -41,10 +57,8 @@ export function SiteHeader() {
         </Link>
 
         <nav aria-label="Main" className="hidden items-center gap-1 md:flex">
-          {navigation.map((item) => (
-            <NavLink key={item.to} to={item.to} end className={navLinkClass}>
-              {item.label}
-            </NavLink>
+          {links.map((item) => (
+            <NavItem key={item.to} navigation={navigation} to={item.to} label={item.label} />
           ))}
         </nav>
 
@@ -77,7 +91,7 @@ export function SiteHeader() {
             className="rounded-md p-1.5 text-slate-300 hover:text-white focus-visible:outline-2 focus-visible:outline-emerald-300 md:hidden"
             aria-expanded={menuOpen}
             aria-controls="mobile-menu"
-            onClick={() => setMenuOpen((open) => !open)}
+            onClick={() => setOpenOn(menuOpen ? null : pathname)}
           >
             <span className="sr-only">{menuOpen ? 'Close menu' : 'Open menu'}</span>
             <MenuIcon />
@@ -87,11 +101,9 @@ export function SiteHeader() {
       {menuOpen ? (
         <nav id="mobile-menu" aria-label="Mobile" className="border-t border-slate-800 px-4 py-3 md:hidden">
           <ul className="flex flex-col gap-1">
-            {navigation.map((item) => (
+            {links.map((item) => (
               <li key={item.to}>
-                <NavLink to={item.to} end className={navLinkClass}>
-                  {item.label}
-                </NavLink>
+                <NavItem navigation={navigation} to={item.to} label={item.label} />
               </li>
             ))}
           </ul>
@@ -100,3 +112,5 @@ export function SiteHeader() {
     </header>
   )
 }
+
+export const siteHeaderIsland = defineIsland('site-header', SiteHeader)

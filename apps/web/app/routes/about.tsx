@@ -1,6 +1,7 @@
 import { paths, site } from '@edgeclub/shared'
 import { ButtonLink } from '../components/ui/button'
 import { Card, Container, PageHero, Section } from '../components/ui/layout'
+import { islandsPage } from '../lib/island'
 import { seo } from '../lib/seo'
 
 export function meta() {
@@ -39,6 +40,8 @@ const team = [
     bio: 'Quant developer behind our signal engine, real-time analytics and the systems that keep picks flowing 24/7.',
   },
 ]
+
+export const handle = islandsPage
 
 export default function About() {
   return (

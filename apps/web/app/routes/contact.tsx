@@ -1,6 +1,7 @@
 import { site } from '@edgeclub/shared'
 import { Card, Container, PageHero } from '../components/ui/layout'
-import { ContactForm } from '../features/contact/contact-form'
+import { contactFormIsland } from '../features/contact/contact-form'
+import { Island, islandsPage } from '../lib/island'
 import { seo } from '../lib/seo'
 
 export function meta() {
@@ -30,6 +31,8 @@ const faq = [
   },
 ]
 
+export const handle = islandsPage
+
 export default function Contact() {
   return (
     <>
@@ -39,7 +42,7 @@ export default function Contact() {
       />
       <Container className="grid gap-8 py-14 lg:grid-cols-5">
         <Card className="lg:col-span-3">
-          <ContactForm />
+          <Island of={contactFormIsland} />
         </Card>
         <div className="space-y-6 lg:col-span-2">
           <Card>

@@ -2,7 +2,8 @@ import { paths, site } from '@edgeclub/shared'
 import { ButtonLink } from '../components/ui/button'
 import { CheckIcon } from '../components/ui/icons'
 import { Card, Container, Section } from '../components/ui/layout'
-import { PriceCard } from '../features/market/price-card'
+import { priceCardIsland } from '../features/market/price-card'
+import { Island, islandsPage } from '../lib/island'
 import { seo } from '../lib/seo'
 
 export function meta() {
@@ -45,6 +46,8 @@ const offerings = [
   'Live broadcast with tips',
 ]
 
+export const handle = islandsPage
+
 export default function Home() {
   return (
     <>
@@ -84,7 +87,7 @@ export default function Home() {
               ))}
             </dl>
           </div>
-          <PriceCard />
+          <Island of={priceCardIsland} />
         </Container>
       </div>
 

@@ -1,12 +1,9 @@
-import { messages, type Plan, paths, site } from '@edgeclub/shared'
-import { Link, useNavigate } from 'react-router'
-import { Button } from '../components/ui/button'
+import { paths, site } from '@edgeclub/shared'
+import { Link } from 'react-router'
+import { pricingPlansIsland } from '../components/pricing-plans'
 import { Container, PageHero } from '../components/ui/layout'
-import { PlanGrid } from '../components/ui/plan-grid'
-import type { LoginState } from '../lib/navigation-state'
-import { fetchActivePlans } from '../lib/plans-api'
+import { Island, islandsPage } from '../lib/island'
 import { seo } from '../lib/seo'
-import { useRemoteData } from '../lib/use-remote-data'
 
 export function meta() {
   return seo(
@@ -15,21 +12,9 @@ export function meta() {
   )
 }
 
+export const handle = islandsPage
+
 export default function Pricing() {
-  const navigate = useNavigate()
-  const { status, data: plans, reload } = useRemoteData(fetchActivePlans)
-
-  const choose = (plan: Plan) => {
-    // Sign in first, carrying the origin, the plan and the message; no checkout here.
-    const state: LoginState = {
-      from: paths.pricing,
-      planId: plan.id,
-      message: messages.pricing.signInToSubscribe,
-      type: 'info',
-    }
-    navigate(paths.login, { state })
-  }
-
   return (
     <>
       <PageHero
@@ -38,26 +23,7 @@ export default function Pricing() {
       />
       <Container className="py-14">
         <h2 className="sr-only">Plans</h2>
-        {/* Space for the cards is kept while they load, so nothing below them jumps (layout shift). */}
-        <div className="min-h-[150rem] sm:min-h-[76rem] xl:min-h-[38rem]">
-          {status === 'loading' && !plans ? (
-            <p role="status" className="text-center text-slate-300">
-              {messages.pricing.loading}
-            </p>
-          ) : null}
-          {status === 'error' ? (
-            <div
-              role="alert"
-              className="mx-auto max-w-md rounded-xl border border-rose-500/40 bg-rose-500/10 p-6 text-center"
-            >
-              <p className="font-semibold text-rose-200">{messages.pricing.failed}</p>
-              <Button className="mt-4" variant="secondary" onClick={() => reload()}>
-                Try Again
-              </Button>
-            </div>
-          ) : null}
-          {status === 'loaded' && plans ? <PlanGrid plans={plans} onChoose={choose} /> : null}
-        </div>
+        <Island of={pricingPlansIsland} />
         <p className="mt-12 text-center text-slate-300">
           Already a member?{' '}
           <Link

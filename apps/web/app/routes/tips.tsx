@@ -2,6 +2,7 @@ import { paths, site } from '@edgeclub/shared'
 import { Link } from 'react-router'
 import { ButtonLink } from '../components/ui/button'
 import { Card, Container, PageHero } from '../components/ui/layout'
+import { islandsPage } from '../lib/island'
 import { seo } from '../lib/seo'
 
 export function meta() {
@@ -50,6 +51,8 @@ const updates = [
   { time: '6:15 PM', text: 'Chiefs vs Bills total climbs to 48 as the wind forecast drops.' },
   { time: '4:30 PM', text: 'Afternoon card settled 4-1 (+2.9 units).' },
 ]
+
+export const handle = islandsPage
 
 export default function Tips() {
   return (

@@ -1,9 +1,10 @@
 import { CONTACT_MESSAGE_MAX, CONTACT_SUBJECTS, type ContactReceipt, contactMessages } from '@edgeclub/shared'
-import { type FormEvent, useRef, useState } from 'react'
+import { type FormEvent, useLayoutEffect, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { Alert, Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
 import { apiRequest } from '../../lib/api-client'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
+import { defineIsland } from '../../lib/island'
 
 const empty = { name: '', email: '', subject: CONTACT_SUBJECTS[0].value as string, message: '' }
 type Values = typeof empty
@@ -30,6 +31,29 @@ export function ContactForm() {
   const [failure, setFailure] = useState<string>(contactMessages.failed)
   // A second press while the schema loads must not send the message twice.
   const checking = useRef(false)
+  const form = useRef<HTMLFormElement>(null)
+
+  // On a prerendered page the form is HTML before its script arrives, and a visitor may already
+  // have typed: keep what the fields hold when the form comes alive (before anything is handled).
+  useLayoutEffect(() => {
+    const fields = form.current?.elements
+    if (!fields) return
+    const typed = Object.fromEntries(
+      (Object.keys(empty) as (keyof Values)[]).map((name) => {
+        const field = fields.namedItem(name) as
+          | HTMLInputElement
+          | HTMLSelectElement
+          | HTMLTextAreaElement
+          | null
+        return [name, field?.value ?? empty[name]]
+      }),
+    ) as Values
+    setValues((current) =>
+      (Object.keys(typed) as (keyof Values)[]).some((name) => typed[name] !== current[name])
+        ? typed
+        : current,
+    )
+  }, [])
 
   const update = (field: keyof Values) => (event: { target: { value: string } }) => {
     setValues((current) => ({ ...current, [field]: event.target.value }))
@@ -73,6 +97,7 @@ export function ContactForm() {
 
   return (
     <form
+      ref={form}
       onSubmit={submit}
       onFocus={() => void loadSchema().catch(() => undefined)}
       noValidate
@@ -143,3 +168,5 @@ export function ContactForm() {
     </form>
   )
 }
+
+export const contactFormIsland = defineIsland('contact-form', ContactForm)

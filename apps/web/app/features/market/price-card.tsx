@@ -8,8 +8,9 @@ import {
   site,
 } from '@edgeclub/shared'
 import { RefreshIcon } from '../../components/ui/icons'
+import { defineIsland } from '../../lib/island'
 import { useRemoteData } from '../../lib/use-remote-data'
-import { fetchMarketPrices } from './market-api'
+import { fetchMarketPrices, formatUpdateTime } from './market-api'
 
 function PriceRow({ price, pending }: { price: CryptoPrice; pending: boolean }) {
   const up = price.price_change_percentage_24h >= 0
@@ -76,7 +77,7 @@ export function PriceCard() {
         ) : status === 'error' ? (
           <span className="text-rose-300">Error: {error}</span>
         ) : data ? (
-          `Updated: ${new Date(data.updatedAt).toLocaleTimeString('en-US')}${data.stale ? ' (delayed)' : ''}`
+          `Updated: ${formatUpdateTime(data.updatedAt)}${data.stale ? ' (delayed)' : ''}`
         ) : null}
       </p>
       <div className="mt-4 flex items-center justify-between rounded-xl bg-emerald-400/10 px-4 py-3 ring-1 ring-emerald-400/30">
@@ -86,3 +87,5 @@ export function PriceCard() {
     </section>
   )
 }
+
+export const priceCardIsland = defineIsland('price-card', PriceCard)
