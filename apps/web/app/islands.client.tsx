@@ -4,6 +4,7 @@ import { pricingPlansIsland } from './components/pricing-plans'
 import { siteHeaderIsland } from './components/site-header'
 import { contactFormIsland } from './features/contact/contact-form'
 import { priceCardIsland } from './features/market/price-card'
+import { recordIsland } from './features/record/record-live'
 import { ISLAND_ATTRIBUTE, ISLAND_PROPS_ATTRIBUTE, type IslandDefinition } from './lib/island'
 import { documentNavigation, NavigationProvider } from './lib/navigation'
 import { session } from './lib/session-store'
@@ -19,6 +20,7 @@ const islands: IslandDefinition<any>[] = [
   priceCardIsland,
   pricingPlansIsland,
   contactFormIsland,
+  recordIsland,
 ]
 
 declare global {
