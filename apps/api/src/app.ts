@@ -18,6 +18,7 @@ import { trustProxyOption } from './lib/trust-proxy'
 import { adminRoutes } from './modules/admin/admin-routes'
 import { ensureAdmin } from './modules/auth/admin-accounts'
 import { authRoutes } from './modules/auth/auth-routes'
+import { AUTH_CHANNEL } from './modules/auth/session-cache'
 import { clientConfigRoutes } from './modules/client-config/client-config-routes'
 import { communityRoutes } from './modules/community/community-routes'
 import { contactRoutes } from './modules/contact/contact-routes'
@@ -165,9 +166,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services.signalStream.wake()
   })
   services.signalStream.start()
+  // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs).
+  const stopAuthListening = await database.listen(AUTH_CHANNEL, services.sessions.heard)
   app.addHook('preClose', async () => {
     services.signalStream.stop()
     await stopListening()
+    await stopAuthListening()
   })
   if (config.admin) {
     const outcome = await ensureAdmin(

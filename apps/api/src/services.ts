@@ -15,6 +15,7 @@ import { createAudit } from './modules/admin/audit'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { createAuthRepository } from './modules/auth/auth-repository'
 import { createAuthService } from './modules/auth/auth-service'
+import { createSessionCache } from './modules/auth/session-cache'
 import { createCommunityRepository } from './modules/community/community-repository'
 import { createCommunityService } from './modules/community/community-service'
 import { createContactRepository } from './modules/contact/contact-repository'
@@ -68,7 +69,10 @@ export function createServices(infra: Infrastructure) {
   const paymentsRepo = createPaymentsRepository(db)
   const subscriptionsRepo = createSubscriptionsRepository(db)
 
+  // Live sessions' users in memory for a few seconds, forgotten on every change (see session-cache.ts).
+  const sessions = createSessionCache()
   const auth = createAuthService({
+    sessions,
     repo: authRepo,
     accessTokens: createAccessTokens(infra.jwtSecret, () => clock.now()),
     email,
@@ -215,6 +219,7 @@ export function createServices(infra: Infrastructure) {
     reconciliation,
     jobs,
     clock,
+    sessions,
   })
   const market = createMarketService({
     fetchPrices: () => fetchPrices(config.priceFeedUrl, { timeoutMs: config.limits.priceFeedTimeoutMs }),
@@ -241,6 +246,7 @@ export function createServices(infra: Infrastructure) {
     clock,
     authRepo,
     paymentsRepo,
+    sessions,
     auth,
     plans,
     plansAdmin,

@@ -5,6 +5,7 @@ import * as payments from './migrations/2026-11-22-03-payments'
 import * as adminAndCommunity from './migrations/2026-11-22-04-admin-and-community'
 import * as crypto from './migrations/2026-11-22-05-crypto'
 import * as outbox from './migrations/2026-11-23-01-outbox'
+import * as performance from './migrations/2026-11-24-02-performance'
 import * as signals from './migrations/2026-11-24-03-signals'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
@@ -15,11 +16,17 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-04-admin-and-community': adminAndCommunity,
   '2026-11-22-05-crypto': crypto,
   '2026-11-23-01-outbox': outbox,
+  '2026-11-24-02-performance': performance,
   '2026-11-24-03-signals': signals,
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  // Dated names were reserved ahead of time, so one may land after a later-dated one already ran.
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((result) => result.status === 'Error')
   if (error || failed) {

@@ -93,7 +93,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) => {
-      await auth.logout(authOf(request).sessionId)
+      await auth.logout(authOf(request))
       return { success: true as const, message: 'Signed out' }
     },
   )

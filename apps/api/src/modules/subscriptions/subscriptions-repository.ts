@@ -1,6 +1,7 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
-import { hasAccessAt } from './access-rule'
+import { totalOf } from '../../lib/pagination'
+import { hasAccessAt, hasAccessSql } from './access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -102,16 +103,27 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
-    /** The most recent subscription of a member, whatever its state. */
-    latest(userId: string, trx: Executor = db) {
-      return trx
-        .selectFrom('subscriptions')
-        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-        .selectAll('subscriptions')
-        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
-        .where('subscriptions.user_id', '=', userId)
-        .orderBy('subscriptions.created_at', 'desc')
-        .executeTakeFirst()
+    /**
+     * In one query, what the member's status shows: the subscription that gives access now (as
+     * currentAccess orders them), or else the most recent one, whatever its state; `has_access` says which.
+     */
+    accessOrLatest(userId: string, now: Date) {
+      const access = hasAccessSql(now)
+      return (
+        db
+          .selectFrom('subscriptions')
+          .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+          .selectAll('subscriptions')
+          .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+          .select(sql<boolean>`${access}`.as('has_access'))
+          .where('subscriptions.user_id', '=', userId)
+          .orderBy(sql`${access}`, 'desc')
+          // Among those with access: lifetime first, then the latest end. Otherwise: the newest.
+          .orderBy(sql`(${access}) and subscriptions.end_date is null`, 'desc')
+          .orderBy(sql`case when ${access} then subscriptions.end_date end`, (ob) => ob.desc().nullsLast())
+          .orderBy('subscriptions.created_at', 'desc')
+          .executeTakeFirst()
+      )
     },
 
     /** A new subscription and its first access period, paid for by `paymentId`. */
@@ -246,25 +258,27 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
           ]),
         )
       }
-      const [rows, total] = await Promise.all([
-        base
-          .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-          .innerJoin('users', 'users.id', 'subscriptions.user_id')
-          .selectAll('subscriptions')
-          .select([
-            'plans.name as plan_name',
-            'plans.slug as plan_slug',
-            'plans.interval as plan_interval',
-            'users.email as user_email',
-          ])
-          .orderBy(SUBSCRIPTION_SORTS[query.sortBy], query.sortOrder)
-          .orderBy('subscriptions.id', query.sortOrder)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      ])
-      return { rows, total: Number(total.count) }
+      const rows = await base
+        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+        .innerJoin('users', 'users.id', 'subscriptions.user_id')
+        .selectAll('subscriptions')
+        .select([
+          'plans.name as plan_name',
+          'plans.slug as plan_slug',
+          'plans.interval as plan_interval',
+          'users.email as user_email',
+        ])
+        .orderBy(SUBSCRIPTION_SORTS[query.sortBy], query.sortOrder)
+        .orderBy('subscriptions.id', query.sortOrder)
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+        .execute()
+      const total = await totalOf(query.page, query.limit, rows.length, async () =>
+        Number(
+          (await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        ),
+      )
+      return { rows, total }
     },
   }
 }

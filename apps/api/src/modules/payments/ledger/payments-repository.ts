@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import type { DB, PaymentRow, PaymentsTable } from '../../../db/types'
+import { totalOf } from '../../../lib/pagination'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -322,20 +323,22 @@ export function createPaymentsRepository(db: Kysely<DB>) {
           ]),
         )
       }
-      const [rows, total] = await Promise.all([
-        base
-          .leftJoin('plans', 'plans.id', 'payments.plan_id')
-          .innerJoin('users', 'users.id', 'payments.user_id')
-          .selectAll('payments')
-          .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
-          .orderBy(PAYMENT_SORTS[query.sortBy], query.sortOrder)
-          .orderBy('payments.id', query.sortOrder)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      ])
-      return { rows, total: Number(total.count) }
+      const rows = await base
+        .leftJoin('plans', 'plans.id', 'payments.plan_id')
+        .innerJoin('users', 'users.id', 'payments.user_id')
+        .selectAll('payments')
+        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
+        .orderBy(PAYMENT_SORTS[query.sortBy], query.sortOrder)
+        .orderBy('payments.id', query.sortOrder)
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+        .execute()
+      const total = await totalOf(query.page, query.limit, rows.length, async () =>
+        Number(
+          (await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        ),
+      )
+      return { rows, total }
     },
   }
 }
