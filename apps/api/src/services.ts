@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config'
 import type { Database } from './db/database'
+import { createTallies } from './db/tallies'
 import { btcpaySettings, createBtcpayClient } from './integrations/btcpay/btcpay-client'
 import { createDiscordClient } from './integrations/discord/discord-client'
 import type { Mailer } from './integrations/mail/mailer'
@@ -244,6 +245,7 @@ export function createServices(infra: Infrastructure) {
   return {
     jobs,
     clock,
+    tallies: createTallies(db),
     authRepo,
     paymentsRepo,
     sessions,

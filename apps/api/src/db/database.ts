@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
@@ -270,6 +271,8 @@ async function openPglite(dir: string | null, snapshot: Blob | undefined): Promi
   const parsers = { 20: (value: string) => Number.parseInt(value, 10) }
   const pglite = await PGlite.create({
     parsers,
+    // Trigram indexes serve the admin's substring search (the extension ships with PGlite).
+    extensions: { pg_trgm },
     ...(dataDir ? { dataDir } : {}),
     ...(snapshot ? { loadDataDir: snapshot } : {}),
   })
