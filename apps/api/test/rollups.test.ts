@@ -135,6 +135,21 @@ describe('rollups agree with a scan of the tables', () => {
       ],
       ['/admin/payments?limit=1&search=tip', await count('payments', sql`kind = 'tip'`)],
       ['/admin/subscriptions?limit=1&search=expired', await count('subscriptions', sql`status = 'expired'`)],
+      // Members by text (email, name, Discord username), and by a plan's name.
+      [
+        '/admin/users?limit=1&search=roll',
+        await count(
+          'users',
+          sql`lower(email || ' ' || first_name || ' ' || last_name || ' ' || discord_username) like '%roll%'`,
+        ),
+      ],
+      [
+        '/admin/users?limit=1&search=monthly',
+        await count(
+          'users',
+          sql`id in (select user_id from subscriptions join plans on plans.id = subscriptions.plan_id where lower(plans.name) = 'monthly')`,
+        ),
+      ],
     ]
     for (const [url, total] of totals)
       expect((await get(url)).pagination.total, `${moment}: ${url}`).toBe(total)

@@ -116,6 +116,8 @@ function resilientPool(
     max: settings.max,
     keepAlive: true,
     idleTimeoutMillis: 30_000,
+    // Every statement of this app is short: compiling one (JIT) costs more than it could save.
+    options: '-c jit=off',
     ...(timeouts
       ? {
           connectionTimeoutMillis: timeouts.connectMs,

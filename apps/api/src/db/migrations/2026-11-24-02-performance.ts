@@ -34,7 +34,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // ---- 2. Substring search
   await sql`create extension if not exists pg_trgm`.execute(db)
   await sql`create index users_email_trgm on users using gin (lower(email) gin_trgm_ops)`.execute(db)
-  await sql`create index users_name_trgm on users using gin (lower(first_name || ' ' || last_name) gin_trgm_ops)`.execute(
+  // The admin's member search looks in email, name and Discord username at once: one index over the
+  // three, joined by a character no search term can hold (control characters are refused), so a match
+  // is always inside one of them.
+  await sql`create index users_search_trgm on users using gin
+    (lower(email || chr(31) || first_name || ' ' || last_name || chr(31) || discord_username) gin_trgm_ops)`.execute(
     db,
   )
   await sql`create index users_discord_trgm on users using gin (lower(discord_username) gin_trgm_ops)`.execute(
@@ -58,6 +62,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     ['payments_created_sort', 'payments (created_at, id)'],
     ['payments_amount_sort', 'payments (amount_minor, id)'],
     ['payments_status_created_sort', 'payments (status, created_at, id)'],
+    ['payments_provider_created_sort', 'payments (provider, created_at, id)'],
     ['audit_log_created_sort', 'audit_log (created_at, id)'],
     ['audit_log_target_idx', 'audit_log (target_id, created_at)'],
   ]
@@ -374,10 +379,11 @@ export async function down(db: Kysely<any>): Promise<void> {
     'payments_created_sort',
     'payments_amount_sort',
     'payments_status_created_sort',
+    'payments_provider_created_sort',
     'audit_log_created_sort',
     'audit_log_target_idx',
     'users_email_trgm',
-    'users_name_trgm',
+    'users_search_trgm',
     'users_discord_trgm',
   ])
     await sql.raw(`drop index if exists ${name}`).execute(db)

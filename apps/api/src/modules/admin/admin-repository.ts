@@ -1,9 +1,17 @@
 import type { UserRole } from '@edgeclub/shared'
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
-import { createTallies } from '../../db/tallies'
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely'
+import { createTallies, termMatch } from '../../db/tallies'
 import type { DB } from '../../db/types'
 import { totalOf } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
+
+/**
+ * What the member search looks in: email, name and Discord username joined by a character no search
+ * term can hold, so a match lies inside one of them. Written exactly as the users_search_trgm index.
+ */
+const MEMBER_SEARCH_TEXT = sql.raw(
+  `lower(users.email || chr(31) || users.first_name || ' ' || users.last_name || chr(31) || users.discord_username)`,
+)
 
 const USER_SORTS = {
   createdAt: ['users.created_at'],
@@ -42,37 +50,58 @@ export function createAdminRepository(db: Kysely<DB>) {
     }) {
       let matching = db.selectFrom('users')
       if (query.role) matching = matching.where('users.role', '=', query.role)
+      const roleOnly = matching
+      let countMatching: (() => Promise<number>) | undefined
       if (query.search) {
         const term = query.search.toLowerCase()
         const contains = `%${term}%`
-        // Each branch uses its own index; their union is the set of members found.
-        const found = db
-          .selectFrom('users')
-          .select('users.id')
-          .where(sql`lower(users.email)`, 'like', contains)
-          .union(
-            db
-              .selectFrom('users')
-              .select('users.id')
-              .where(sql`lower(users.first_name || ' ' || users.last_name)`, 'like', contains),
-          )
-          .union(
-            db
-              .selectFrom('users')
-              .select('users.id')
-              .where(sql`lower(users.discord_username)`, 'like', contains),
-          )
-          .union(
-            db
-              .selectFrom('subscriptions')
-              .select('subscriptions.user_id as id')
-              .where(
-                'subscriptions.plan_id',
-                'in',
-                db.selectFrom('plans').select('id').where(sql`lower(name)`, '=', term),
-              ),
-          )
-        matching = matching.where('users.id', 'in', found)
+        // Email, name or Discord username contains the term: one trigram index serves the three.
+        const inText = sql<boolean>`${MEMBER_SEARCH_TEXT} like ${contains}`
+        // The plans the term names are looked up first, so the planner sees which (and how many).
+        const { planIds } = await termMatch(db, term, { statuses: [] })
+        // Counted per way of matching, so each uses its own index: the members holding a named plan
+        // (distinct, from the plan's index alone), then those found by text who hold none of them.
+        countMatching = async () => {
+          const count = async (qb: SelectQueryBuilder<DB, 'users', object>) =>
+            Number(
+              (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+            )
+          if (planIds.length === 0) return count(roleOnly.where(inText))
+          const holders = db
+            .selectFrom('subscriptions')
+            .select('subscriptions.user_id')
+            .where('subscriptions.plan_id', 'in', planIds)
+          const distinctHolders = async () =>
+            Number(
+              (
+                await holders
+                  .clearSelect()
+                  .select((eb) => eb.fn.count<number>('subscriptions.user_id').distinct().as('count'))
+                  .executeTakeFirstOrThrow()
+              ).count,
+            )
+          const [byPlan, byTextOnly] = await Promise.all([
+            query.role ? count(roleOnly.where('users.id', 'in', holders)) : distinctHolders(),
+            count(roleOnly.where(inText).where('users.id', 'not in', holders)),
+          ])
+          return byPlan + byTextOnly
+        }
+        matching =
+          planIds.length === 0
+            ? matching.where(inText)
+            : matching.where((eb) =>
+                eb.or([
+                  inText,
+                  eb(
+                    'users.id',
+                    'in',
+                    db
+                      .selectFrom('subscriptions')
+                      .select('subscriptions.user_id')
+                      .where('subscriptions.plan_id', 'in', planIds),
+                  ),
+                ]),
+              )
       }
       let pageIds = matching.select('users.id')
       for (const column of USER_SORTS[query.sortBy]) pageIds = pageIds.orderBy(column, query.sortOrder)
@@ -92,13 +121,9 @@ export function createAdminRepository(db: Kysely<DB>) {
         .select((eb) => hasAccess(eb, query.now).as('has_access'))
       for (const column of USER_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
       const rows = await ordered.orderBy('users.id', query.sortOrder).execute()
-      const total = await totalOf(query.page, query.limit, rows.length, async () => {
-        if (!query.search) return tallied.users(query.role)
-        const row = await matching
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .executeTakeFirstOrThrow()
-        return Number(row.count)
-      })
+      const total = await totalOf(query.page, query.limit, rows.length, () =>
+        countMatching ? countMatching() : tallied.users(query.role),
+      )
       return { rows, total }
     },
 
