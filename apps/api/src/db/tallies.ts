@@ -92,3 +92,20 @@ export async function termMatch(
     planIds: plans.map((plan) => plan.id),
   }
 }
+
+/** The start of the UTC day of a moment, and the day as PostgreSQL's date literal. */
+export function utcDay(at: Date): { start: Date; next: Date; date: string } {
+  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()))
+  return { start, next: new Date(start.getTime() + 24 * 3600 * 1000), date: start.toISOString().slice(0, 10) }
+}
+
+/**
+ * Members who have access through a plan at `now`, from the settled access rollups (call
+ * settle_member_access() first): whole days after today from the histogram, today's one by one.
+ */
+export function planHoldersAt(planId: Expression<string>, now: Date): RawBuilder<number> {
+  const today = utcDay(now)
+  return sql<number>`((select coalesce(sum(n), 0) from access_days where plan_id = ${planId} and day > ${today.date}::date)
+    + (select count(*) from member_plan_access
+       where plan_id = ${planId} and until > ${now} and until < ${today.next}))::int`
+}

@@ -1,6 +1,6 @@
 import type { UserRole } from '@edgeclub/shared'
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely'
-import { createTallies, termMatch } from '../../db/tallies'
+import { createTallies, termMatch, utcDay } from '../../db/tallies'
 import type { DB } from '../../db/types'
 import { totalOf } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
@@ -152,15 +152,9 @@ export function createAdminRepository(db: Kysely<DB>) {
      */
     async analytics(now: Date) {
       await tallied.settleAccess()
-      const dayStart = (at: Date) =>
-        new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()))
-      const dayOf = (at: Date) => dayStart(at).toISOString().slice(0, 10)
-      const today = dayOf(now)
-      const todayStart = dayStart(now)
-      const tomorrowStart = new Date(todayStart.getTime() + 24 * 3600 * 1000)
+      const { date: today, start: todayStart, next: tomorrowStart } = utcDay(now)
       const since30 = new Date(now.getTime() - 30 * 24 * 3600 * 1000)
-      const since30Day = dayOf(since30)
-      const since30DayEnd = new Date(dayStart(since30).getTime() + 24 * 3600 * 1000)
+      const { date: since30Day, next: since30DayEnd } = utcDay(since30)
       const yearAgo = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1))
       const sumOf = (rows: { n: number | string | null }[]) => Number(rows[0]?.n ?? 0)
 
