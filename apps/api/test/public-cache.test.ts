@@ -76,6 +76,17 @@ describe('cached public JSON', () => {
     expect(revalidated.statusCode).toBe(304)
   })
 
+  it('compresses answers made per request too (brotli or gzip, as accepted), the same JSON', async () => {
+    const plain = await get('/openapi.json')
+    const br = await get('/openapi.json', { 'accept-encoding': 'br' })
+    const gzip = await get('/openapi.json', { 'accept-encoding': 'gzip' })
+    expect(br.headers['content-encoding']).toBe('br')
+    expect(gzip.headers['content-encoding']).toBe('gzip')
+    expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString())).toEqual(plain.json())
+    expect(JSON.parse(gunzipSync(gzip.rawPayload).toString())).toEqual(plain.json())
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3)
+  })
+
   it('a plan edited by an admin is a new answer with a new ETag at once; the old ETag gets the new body', async () => {
     const before = await get('/admin/plans/public/active')
     const admin = await login(t.app, ADMIN.email, ADMIN.password)
