@@ -52,6 +52,8 @@ export interface BuildOptions {
   clock?: Clock
   /** An open database to use instead of the one the config names (tests). */
   database?: Database
+  /** Close `database` with the app (the server opened it early, for the app); tests keep theirs. */
+  closeDatabase?: boolean
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
 }
@@ -147,7 +149,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     await jobs.stop()
     mailer.close()
-    if (!options.database) await database.close()
+    if (!options.database || options.closeDatabase) await database.close()
   })
 
   const clock = options.clock ?? systemClock
