@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 
 /** One successful answer in this many is logged; every other outcome is logged each time. */
 export const HOT_LOG_SAMPLE = 100
@@ -28,6 +28,21 @@ function sampledRequestLog(request: FastifyRequest, reply: FastifyReply, done: (
 }
 
 /**
+ * One logger at `warn` shared by every request of the hot routes, instead of a child logger made per
+ * request (binding the request id costs more than serving the answer). Their errors still carry the
+ * request id in the line sampledRequestLog writes for every answer that is not a plain success.
+ */
+const quiet = new WeakMap<FastifyBaseLogger, FastifyBaseLogger>()
+function sharedQuietLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
+  let shared = quiet.get(logger)
+  if (!shared) {
+    shared = logger.child({}, { level: 'warn' })
+    quiet.set(logger, shared)
+  }
+  return shared
+}
+
+/**
  * Route options for public answers served from memory (plans, prices, the record). Limiting them
  * costs more than serving them, they compress once per change (lib/cached-json.ts) rather than per
  * request, and their request log is sampled; see docs/decisions/004 and 015.
@@ -36,5 +51,6 @@ export const HOT_ROUTE = {
   config: { rateLimit: false },
   compress: false,
   logLevel: 'warn',
+  childLoggerFactory: sharedQuietLogger,
   onResponse: sampledRequestLog,
 } as const
