@@ -71,18 +71,33 @@ export function createAdminRepository(db: Kysely<DB>) {
             .selectFrom('subscriptions')
             .select('subscriptions.user_id')
             .where('subscriptions.plan_id', 'in', planIds)
+          // Distinct members from the plan's (plan_id, user_id) index, already in member order.
           const distinctHolders = async () =>
             Number(
               (
-                await holders
-                  .clearSelect()
-                  .select((eb) => eb.fn.count<number>('subscriptions.user_id').distinct().as('count'))
+                await db
+                  .selectFrom(holders.distinct().as('holders'))
+                  .select((eb) => eb.fn.countAll<number>().as('count'))
                   .executeTakeFirstOrThrow()
               ).count,
             )
           const [byPlan, byTextOnly] = await Promise.all([
             query.role ? count(roleOnly.where('users.id', 'in', holders)) : distinctHolders(),
-            count(roleOnly.where(inText).where('users.id', 'not in', holders)),
+            // The few found by text: each checked for a named plan through its own subscriptions.
+            count(
+              roleOnly
+                .where(inText)
+                .where(({ not, exists, selectFrom }) =>
+                  not(
+                    exists(
+                      selectFrom('subscriptions')
+                        .select('subscriptions.id')
+                        .whereRef('subscriptions.user_id', '=', 'users.id')
+                        .where('subscriptions.plan_id', 'in', planIds),
+                    ),
+                  ),
+                ),
+            ),
           ])
           return byPlan + byTextOnly
         }
