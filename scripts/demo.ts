@@ -1,4 +1,5 @@
 import { startEmulator } from '@edgeclub/emulator'
+import { paths } from '@edgeclub/shared'
 import { loadConfig } from '../apps/api/src/config'
 import { DEMO_ANALYST, seedDemoSignals } from './demo-signals'
 import { buildWebIfNeeded } from './web-build'
@@ -22,10 +23,14 @@ const emulator = await startEmulator({
   smtpPort: Number(process.env.EMULATOR_SMTP_PORT ?? 2525),
 })
 const discord = emulator.discord.config
+const appOrigin = (process.env.APP_ORIGIN ?? site).replace(/\/$/, '')
+// Connect Discord: the emulator's OAuth2 application knows exactly one redirect URI, as a real one would.
+const discordRedirectUri = `${appOrigin}${paths.discordCallback}`
+emulator.discord.setRedirectUris([discordRedirectUri])
 
 Object.assign(process.env, {
   PORT: String(port),
-  APP_ORIGIN: process.env.APP_ORIGIN ?? site,
+  APP_ORIGIN: appOrigin,
   DATA_DIR: process.env.DATA_DIR ?? './data/demo',
   ADMIN_EMAIL: admin.email,
   ADMIN_PASSWORD: admin.password,
@@ -44,6 +49,9 @@ Object.assign(process.env, {
   DISCORD_SIGNALS_CHANNEL_ID: discord.signalsChannelId,
   DISCORD_API_BASE: `${emulator.url}/discord/api`,
   DISCORD_INVITE_URL_BASE: `${emulator.url}/discord/invite`,
+  DISCORD_CLIENT_ID: discord.clientId,
+  DISCORD_CLIENT_SECRET: discord.clientSecret,
+  DISCORD_OAUTH_REDIRECT_URI: discordRedirectUri,
   BTCPAY_URL: `${emulator.url}/btcpay`,
   BTCPAY_API_KEY: emulator.btcpay.apiKey,
   BTCPAY_STORE_ID: emulator.btcpay.storeId,
@@ -88,6 +96,9 @@ EdgeClub demo (offline; every outside service is the local emulator)
   Stripe webhooks .... signing secret ${emulator.stripe.webhookSecret} -> ${site}/discord/api/webhooks/stripe
   Stripe clock ....... POST ${emulator.url}/_control/stripe/clock/advance {"seconds": 2678400} renews subscriptions
   Discord ............ ${emulator.url}/discord/api (bot token ${discord.botToken}); invites open a join page
+  Connect Discord .... Dashboard > Discord Access > Connect Discord: the emulator's consent page is signed in
+                       as jordan (switch or create a Discord user there); Authorize puts a paying member in
+                       the server with the Member role. State: ${emulator.url}/_control/discord/state
   BTCPay ............. ${emulator.url}/btcpay (store ${emulator.btcpay.storeId}, key ${emulator.btcpay.apiKey})
   Price feed ......... POST ${emulator.url}/_control/prices/fail makes it fail
 `)

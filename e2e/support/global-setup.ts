@@ -31,6 +31,9 @@ export default async function globalSetup() {
       DISCORD_ANNOUNCE_CHANNEL_ID: emulator.discord.config.announceChannelId,
       DISCORD_SIGNALS_CHANNEL_ID: emulator.discord.config.signalsChannelId,
       DISCORD_API_BASE: `${emulator.url}/discord/api`,
+      // Connect Discord: the emulator's OAuth2 application (the redirect URI follows APP_ORIGIN).
+      DISCORD_CLIENT_ID: emulator.discord.config.clientId,
+      DISCORD_CLIENT_SECRET: emulator.discord.config.clientSecret,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       BTCPAY_URL: `${emulator.url}/btcpay`,
@@ -48,6 +51,7 @@ export default async function globalSetup() {
   process.env.E2E_ADMIN_EMAIL = ADMIN.email
   process.env.E2E_ADMIN_PASSWORD = ADMIN.password
   process.env.E2E_EMULATOR_URL = emulator.url
+  process.env.E2E_STRIPE_SECRET_KEY = emulator.stripe.secretKey
   process.env.E2E_PRICE_FEED_URL = emulator.priceFeedUrl
   return async () => {
     await server.stop()

@@ -400,7 +400,7 @@ test.describe('forgotten password', () => {
 })
 
 test.describe('dashboard frame', () => {
-  test('DASH-03 DASH-04 DASH-05 DASH-09 DASH-10 DASH-11 at 1280 px the sidebar is open with the six tabs and the member footer', async ({
+  test('DASH-03 DASH-04 DASH-05 DASH-09 DASH-10 DASH-11 at 1280 px the sidebar is open with its tabs (Signals after Overview) and the member footer', async ({
     page,
     request,
   }) => {
@@ -410,6 +410,7 @@ test.describe('dashboard frame', () => {
     await expect(sidebar).toBeVisible()
     await expect(sidebar.getByRole('navigation').getByRole('link')).toHaveText([
       'Overview',
+      'Signals',
       'Subscription',
       'Payment History',
       'Send Tip',

@@ -1,6 +1,6 @@
 import { expect, test } from '../support/fixtures'
 
-const withFooter = ['/', '/tips', '/pricing', '/about', '/contact']
+const withFooter = ['/', '/tips', '/pricing', '/about', '/contact', '/record']
 const withoutFooter = ['/login', '/register', '/forgot-password', '/payment']
 
 test.describe('header and footer', () => {

@@ -10,6 +10,7 @@ const publicPages = [
   { path: '/tips', title: 'Tips — EdgeClub', text: 'Featured pick' },
   { path: '/pricing', title: 'Pricing — EdgeClub', text: 'Choose your membership' },
   { path: '/contact', title: 'Contact — EdgeClub', text: 'Send us a message' },
+  { path: '/record', title: 'Verified record — EdgeClub', text: 'Check it yourself' },
 ]
 
 /** What only zod's code contains (its error class, its internal schema fields). */

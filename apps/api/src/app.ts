@@ -21,6 +21,7 @@ import { authRoutes } from './modules/auth/auth-routes'
 import { AUTH_CHANNEL } from './modules/auth/session-cache'
 import { clientConfigRoutes } from './modules/client-config/client-config-routes'
 import { communityRoutes } from './modules/community/community-routes'
+import { discordConnectRoutes } from './modules/community/discord-connect-routes'
 import { contactRoutes } from './modules/contact/contact-routes'
 import { marketRoutes } from './modules/market/market-routes'
 import { cardRoutes } from './modules/payments/card/card-routes'
@@ -215,6 +216,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         crypto: services.crypto,
       })
       await api.register(communityRoutes, { community: services.community, audit: services.audit })
+      await api.register(discordConnectRoutes, { connect: services.discordConnect })
       await api.register(signalRoutes, {
         signals: services.signals,
         stream: services.signalStream,

@@ -25,6 +25,18 @@ describe('configuration', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '50' }, 'TRUST_PROXY'],
+    [{ DISCORD_CLIENT_ID: '100000000000000099' }, 'DISCORD_CLIENT_SECRET'],
+    [{ DISCORD_OAUTH_REDIRECT_URI: 'http://127.0.0.1:3000/back' }, 'DISCORD_CLIENT_ID'],
+    [
+      { DISCORD_OAUTH_REDIRECT_URI: 'not a url', DISCORD_CLIENT_ID: 'a', DISCORD_CLIENT_SECRET: 'b' },
+      'DISCORD_OAUTH_REDIRECT_URI',
+    ],
+    [{ DISCORD_REQUIRE_VERIFIED: 'yes' }, 'DISCORD_REQUIRE_VERIFIED'],
+    [{ DISCORD_REQUIRE_VERIFIED: 'true' }, 'DISCORD_REQUIRE_VERIFIED=true needs Connect Discord'],
+    [
+      { DISCORD_CLIENT_ID: 'a', DISCORD_CLIENT_SECRET: 'b', DISCORD_API_BASE: 'http://127.0.0.1:4010/v10' },
+      'DISCORD_API_BASE must end in /api',
+    ],
     [
       {
         NODE_ENV: 'production',
@@ -56,5 +68,38 @@ describe('configuration', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
       /TRUST_PROXY must not be true: that believes any X-Forwarded-For a client sends\. Set the number of proxies .*\(1 for one load balancer\) or their addresses/,
     )
+  })
+
+  it('sets up Connect Discord from the client id and secret, redirecting to the dashboard by default', () => {
+    expect(loadConfig({}).discord).toMatchObject({ oauth: undefined, requireVerified: false })
+    const discord = loadConfig({
+      APP_ORIGIN: 'https://club.example/',
+      DISCORD_CLIENT_ID: '100000000000000099',
+      DISCORD_CLIENT_SECRET: 'shh',
+      DISCORD_REQUIRE_VERIFIED: 'true',
+    }).discord
+    expect(discord.requireVerified).toBe(true)
+    expect(discord.oauth).toEqual({
+      clientId: '100000000000000099',
+      clientSecret: 'shh',
+      redirectUri: 'https://club.example/dashboard/discord/callback',
+      authorizeUrl: 'https://discord.com/oauth2/authorize',
+      apiBase: 'https://discord.com/api',
+    })
+  })
+
+  it("finds the emulator's consent page beside its API, and keeps an explicit redirect URI", () => {
+    const oauth = loadConfig({
+      DISCORD_CLIENT_ID: 'a',
+      DISCORD_CLIENT_SECRET: 'b',
+      DISCORD_API_BASE: 'http://127.0.0.1:4010/discord/api/',
+      DISCORD_OAUTH_REDIRECT_URI: 'http://127.0.0.1:5173/dashboard/discord/callback',
+      DISCORD_REQUIRE_VERIFIED: 'false',
+    }).discord.oauth
+    expect(oauth).toMatchObject({
+      authorizeUrl: 'http://127.0.0.1:4010/discord/oauth2/authorize',
+      apiBase: 'http://127.0.0.1:4010/discord/api',
+      redirectUri: 'http://127.0.0.1:5173/dashboard/discord/callback',
+    })
   })
 })

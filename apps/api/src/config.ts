@@ -1,11 +1,15 @@
 import { isIP } from 'node:net'
 import path from 'node:path'
+import { paths } from '@edgeclub/shared'
 import { z } from 'zod'
 
 /**
  * The only reader of process.env. Everything the server can be told comes through here, validated,
  * so a bad value stops the start with a message that names the variable instead of failing later.
  */
+
+/** Discord's API, where the OAuth2 token endpoint lives too. */
+const DISCORD_API = 'https://discord.com/api'
 
 const DEFAULT_PRICE_FEED_URL =
   'https://api.coingecko.com/api/v3/coins/markets?vs_currency=usd&ids=bitcoin,ethereum,solana&price_change_percentage=24h'
@@ -97,6 +101,12 @@ const EnvSchema = z.object({
   DISCORD_INVITE_MAX_AGE_HOURS: z.coerce.number().int().min(1).max(168).default(24),
   DISCORD_ON_ACCESS_END: z.enum(['remove-role', 'kick']).default('remove-role'),
   DISCORD_INVITE_URL_BASE: optionalUrl,
+  DISCORD_CLIENT_ID: optionalString,
+  DISCORD_CLIENT_SECRET: optionalString,
+  DISCORD_OAUTH_REDIRECT_URI: optionalUrl,
+  DISCORD_REQUIRE_VERIFIED: optionalString.pipe(
+    z.enum(['true', 'false'], { message: 'must be true or false' }).optional(),
+  ),
   BTCPAY_URL: optionalUrl,
   BTCPAY_API_KEY: optionalString,
   BTCPAY_STORE_ID: optionalString,
@@ -153,6 +163,24 @@ export interface Config {
     onAccessEnd: 'remove-role' | 'kick'
     /** Where invite links point (https://discord.gg; the emulator's join page in the demo). */
     inviteUrlBase: string
+    /**
+     * Connect Discord (OAuth2 authorization code with identify and guilds.join): the application's
+     * credentials, where Discord sends members back, and Discord's consent page. Unset: no Connect
+     * Discord button, invites only.
+     */
+    oauth:
+      | {
+          clientId: string
+          clientSecret: string
+          /** Registered with the application in Discord's developer portal, exactly. */
+          redirectUri: string
+          authorizeUrl: string
+          /** Where the token endpoint and /users/@me are: DISCORD_API_BASE, else Discord's. */
+          apiBase: string
+        }
+      | undefined
+    /** Only Discord accounts members connected (verified) get the member role; typed usernames never do. */
+    requireVerified: boolean
   }
   btcpay: {
     url: string | undefined
@@ -225,16 +253,30 @@ export function loadConfig(
     problems.push('STRIPE_JS_URL must not be set in production')
   if (Boolean(e.ADMIN_EMAIL) !== Boolean(e.ADMIN_PASSWORD))
     problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together')
+  if (Boolean(e.DISCORD_CLIENT_ID) !== Boolean(e.DISCORD_CLIENT_SECRET))
+    problems.push('DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET must be set together')
+  if (e.DISCORD_OAUTH_REDIRECT_URI && !e.DISCORD_CLIENT_ID)
+    problems.push('DISCORD_OAUTH_REDIRECT_URI needs DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET')
+  const discordApiBase = (e.DISCORD_API_BASE ?? DISCORD_API).replace(/\/$/, '')
+  if (e.DISCORD_CLIENT_ID && !/\/api$/.test(discordApiBase))
+    problems.push(
+      "DISCORD_API_BASE must end in /api for Connect Discord (Discord's consent page is found beside it, at /oauth2/authorize)",
+    )
+  if (e.DISCORD_REQUIRE_VERIFIED === 'true' && !e.DISCORD_CLIENT_ID)
+    problems.push(
+      'DISCORD_REQUIRE_VERIFIED=true needs Connect Discord (DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET): without it no member could get the role',
+    )
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}`)
 
   const port = e.PORT
+  const appOrigin = (e.APP_ORIGIN ?? `http://127.0.0.1:${port}`).replace(/\/$/, '')
   return {
     env: e.NODE_ENV,
     port,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
-    appOrigin: (e.APP_ORIGIN ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
+    appOrigin,
     jwtSecret: e.JWT_SECRET,
     admin:
       e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
@@ -256,6 +298,18 @@ export function loadConfig(
       inviteMaxAgeHours: e.DISCORD_INVITE_MAX_AGE_HOURS,
       onAccessEnd: e.DISCORD_ON_ACCESS_END,
       inviteUrlBase: (e.DISCORD_INVITE_URL_BASE ?? 'https://discord.gg').replace(/\/$/, ''),
+      oauth:
+        e.DISCORD_CLIENT_ID && e.DISCORD_CLIENT_SECRET
+          ? {
+              clientId: e.DISCORD_CLIENT_ID,
+              clientSecret: e.DISCORD_CLIENT_SECRET,
+              redirectUri: e.DISCORD_OAUTH_REDIRECT_URI ?? `${appOrigin}${paths.discordCallback}`,
+              // https://discord.com/api → https://discord.com/oauth2/authorize, and the same beside the emulator's API.
+              authorizeUrl: `${discordApiBase.replace(/\/api$/, '')}/oauth2/authorize`,
+              apiBase: discordApiBase,
+            }
+          : undefined,
+      requireVerified: e.DISCORD_REQUIRE_VERIFIED === 'true',
     },
     btcpay: {
       url: e.BTCPAY_URL,

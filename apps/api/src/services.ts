@@ -4,6 +4,7 @@ import type { Database } from './db/database'
 import { createTallies } from './db/tallies'
 import { btcpaySettings, createBtcpayClient } from './integrations/btcpay/btcpay-client'
 import { createDiscordClient } from './integrations/discord/discord-client'
+import { createDiscordOAuth } from './integrations/discord/discord-oauth'
 import type { Mailer } from './integrations/mail/mailer'
 import { fetchPrices } from './integrations/prices/price-feed'
 import { createStripe } from './integrations/stripe/stripe-client'
@@ -19,6 +20,8 @@ import { createAuthService } from './modules/auth/auth-service'
 import { createSessionCache } from './modules/auth/session-cache'
 import { createCommunityRepository } from './modules/community/community-repository'
 import { createCommunityService } from './modules/community/community-service'
+import { createDiscordConnectRepository } from './modules/community/discord-connect-repository'
+import { createDiscordConnectService } from './modules/community/discord-connect-service'
 import { createContactRepository } from './modules/contact/contact-repository'
 import { createContactService } from './modules/contact/contact-service'
 import { createMarketService } from './modules/market/market-service'
@@ -198,12 +201,28 @@ export function createServices(infra: Infrastructure) {
           apiBase: config.discord.apiBase,
         })
       : undefined
+  const communityRepo = createCommunityRepository(db)
+  const discordConnectRepo = createDiscordConnectRepository(db)
   const community = createCommunityService({
     config: config.discord,
     discord: discordClient,
-    repo: createCommunityRepository(db),
+    repo: communityRepo,
+    connections: discordConnectRepo,
     users: authRepo,
     access: subscriptions,
+    jobs,
+    clock,
+    log,
+  })
+  // Connect Discord (OAuth2), when the application's credentials are configured.
+  const discordConnect = createDiscordConnectService({
+    config: config.discord,
+    oauth: config.discord.oauth ? createDiscordOAuth(config.discord.oauth) : undefined,
+    discord: discordClient,
+    repo: discordConnectRepo,
+    links: communityRepo,
+    access: subscriptions,
+    audit,
     jobs,
     clock,
     log,
@@ -262,6 +281,7 @@ export function createServices(infra: Infrastructure) {
     crypto,
     reconciliation,
     community,
+    discordConnect,
     discordConfigured: Boolean(discordClient),
     audit,
     admin,

@@ -159,8 +159,9 @@ describe.skipIf(!onPostgres)('a crash around a payment', () => {
           async () => ({ ledger: await ledgerOf(user.id), receipts: receiptsTo(user.email).length }),
           (state) =>
             state.ledger.completed === 1 && state.receipts >= 1 && roleGrantsOf(discordUser.user.id) >= 1,
-          // A follow-up the killed process had started is tried again once its time is up (a minute).
-          120_000,
+          // A follow-up the killed process had started is tried again once its time is up (a minute,
+          // found expired within 20 s, then its retry delay).
+          150_000,
         )
         // Anything that would repeat has had time to.
         await emulator.stripe.flushWebhooks()
@@ -172,6 +173,6 @@ describe.skipIf(!onPostgres)('a crash around a payment', () => {
         await server.kill()
       }
     },
-    240_000,
+    300_000,
   )
 })

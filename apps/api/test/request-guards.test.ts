@@ -208,6 +208,9 @@ describe('request guards', () => {
       'GET /discord/api/record': { query: { since: new Date().toISOString() } },
       'GET /discord/api/record/ledger': { query: { format: 'json' } },
       'GET /discord/api/record/signals/{id}': { path: id },
+      'POST /discord/api/discord/connect/callback': {
+        body: { code: 'a-code', state: 'a-state', error: 'access_denied', errorDescription: 'Cancelled' },
+      },
     }
   })
   afterAll(() => t.close())

@@ -475,6 +475,54 @@ describe('the signal room', () => {
     }
   })
 
+  it('a reader reconnecting with Last-Event-ID first receives every entry it missed, in order', async () => {
+    const first = await openEventStream(`${origin}${API}/signals/stream`, analyst.accessToken)
+    let seen: { seq: number }
+    try {
+      const before = await publish(pick({ selection: 'Before the drop' }))
+      seen = (await first.next(
+        (event) => (event.data as { signal: { id: string } }).signal.id === before.id,
+      )) as { seq: number }
+    } finally {
+      first.close()
+    }
+    // While the reader is away: one publication and one void.
+    const missed = await publish(pick({ selection: 'Missed while away' }))
+    expect(
+      (await call(analyst.accessToken, 'POST', `/signals/${missed.id}/void`, { reason: 'Line moved' }))
+        .statusCode,
+    ).toBe(200)
+    const again = await openEventStream(`${origin}${API}/signals/stream`, analyst.accessToken, {
+      'last-event-id': String(seen.seq),
+    })
+    try {
+      const voided = (await again.next(
+        (event) =>
+          (event.data as { type: string; signal: { id: string } }).signal.id === missed.id &&
+          (event.data as { type: string }).type === 'voided',
+      )) as { seq: number }
+      const replayed = again.events.map((event) => JSON.parse(event.data) as { seq: number; type: string })
+      expect(replayed.map((event) => event.seq)).toEqual(
+        Array.from({ length: voided.seq - seen.seq }, (_, index) => seen.seq + 1 + index),
+      )
+      expect(replayed.slice(-2).map((event) => event.type)).toEqual(['published', 'voided'])
+      // A first connection (no Last-Event-ID) gets only what happens from now on.
+      const fresh = await openEventStream(`${origin}${API}/signals/stream`, analyst.accessToken)
+      try {
+        const next = await publish(pick({ selection: 'After reconnecting' }))
+        await fresh.next((event) => (event.data as { signal: { id: string } }).signal.id === next.id)
+        expect(
+          fresh.events.map((event) => (JSON.parse(event.data) as { signal: { id: string } }).signal.id),
+        ).toEqual([next.id])
+        await again.next((event) => (event.data as { signal: { id: string } }).signal.id === next.id)
+      } finally {
+        fresh.close()
+      }
+    } finally {
+      again.close()
+    }
+  })
+
   it('never puts the access token in a URL: the stream refuses a token in the query string', async () => {
     const response = await fetch(`${origin}${API}/signals/stream?token=${paying.accessToken}`)
     expect(response.status).toBe(401)

@@ -5,6 +5,7 @@ export default [
   layout('routes/site-layout.tsx', [
     index('routes/home.tsx'),
     route('tips', 'routes/tips.tsx'),
+    route('record', 'routes/record.tsx'),
     route('pricing', 'routes/pricing.tsx'),
     route('about', 'routes/about.tsx'),
     route('contact', 'routes/contact.tsx'),
@@ -16,5 +17,6 @@ export default [
     route('*', 'routes/not-found.tsx'),
   ]),
   route('dashboard', 'routes/dashboard.tsx'),
+  route('dashboard/discord/callback', 'routes/discord-callback.tsx'),
   route('admin', 'routes/admin.tsx'),
 ] satisfies RouteConfig

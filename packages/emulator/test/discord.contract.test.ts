@@ -104,6 +104,7 @@ describe('bot, guild, roles and channels', () => {
     expect(channels.map((channel) => [channel.id, channel.name, channel.type])).toEqual([
       [cfg().inviteChannelId, 'welcome', 0],
       [cfg().announceChannelId, 'announcements', 0],
+      [cfg().signalsChannelId, 'signals', 0],
     ])
     const channel = (await rest.get(Routes.channel(cfg().announceChannelId))) as APIChannel
     expect(channel).toMatchObject({ name: 'announcements', guild_id: cfg().guildId })

@@ -163,7 +163,15 @@ export const AdminUserSchema = PublicUserSchema.extend({
   disabled: z.boolean(),
   /** By the access ledger's rule, on the server; the console never works it out itself. */
   hasAccess: z.boolean(),
-  discord: z.object({ state: z.enum(DISCORD_LINK_STATES), roleGranted: z.boolean() }),
+  discord: z.object({
+    state: z.enum(DISCORD_LINK_STATES),
+    roleGranted: z.boolean(),
+    /**
+     * Verified: the member connected this Discord account through Discord's OAuth2. Unverified: we
+     * only have the username they typed, which anyone can type.
+     */
+    verified: z.boolean(),
+  }),
 })
 export type AdminUser = z.infer<typeof AdminUserSchema>
 
@@ -181,6 +189,10 @@ export const AdminUserDetailSchema = z.object({
     lastSyncedAt: z.string().nullable(),
     lastError: z.string().nullable(),
     banned: z.boolean(),
+    verified: z.boolean(),
+    /** The connected account's Discord username and when it was proven (null: unverified). */
+    verifiedUsername: z.string().nullable(),
+    verifiedAt: z.string().nullable(),
   }),
   subscriptions: z.array(SubscriptionViewSchema),
   payments: z.array(PaymentViewSchema),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 
 /** What members and admins read about the Discord community, on both sides. */
 export const communityMessages = {
@@ -21,6 +22,14 @@ export const DiscordInviteSchema = z.object({
 })
 export type DiscordInvite = z.infer<typeof DiscordInviteSchema>
 
+/** A Discord account the member proved is theirs through Discord's OAuth2. */
+export const DiscordConnectionSchema = z.object({
+  discordUserId: z.string(),
+  username: z.string(),
+  verifiedAt: z.string(),
+})
+export type DiscordConnection = z.infer<typeof DiscordConnectionSchema>
+
 /** GET /discord/status: what the member's Discord Access tab shows. */
 export const DiscordStatusSchema = z.object({
   configured: z.boolean(),
@@ -28,6 +37,12 @@ export const DiscordStatusSchema = z.object({
   roleGranted: z.boolean(),
   discordUsername: z.string(),
   invite: DiscordInviteSchema.nullable(),
+  /** Connect Discord (OAuth2) is set up on this server. */
+  connectAvailable: z.boolean(),
+  /** Only connected (verified) Discord accounts get the member role. */
+  verificationRequired: z.boolean(),
+  /** The Discord account the member connected, if any. */
+  connection: DiscordConnectionSchema.nullable(),
 })
 export type DiscordStatus = z.infer<typeof DiscordStatusSchema>
 
@@ -44,3 +59,84 @@ export const DiscordHealthSchema = z.object({
   drift: z.object({ missingRole: z.number().int(), extraRole: z.number().int() }),
 })
 export type DiscordHealth = z.infer<typeof DiscordHealthSchema>
+
+/** How long a Connect Discord attempt (its OAuth2 state) stays usable. */
+export const DISCORD_OAUTH_STATE_MINUTES = 10
+
+/** Disconnects a member may make in 24 hours. */
+export const DISCORD_DISCONNECTS_PER_DAY = 3
+
+/** Connect Discord (OAuth2): every answer a member can get, worded for them. */
+export const discordConnectMessages = {
+  notConfigured: 'Connecting Discord is not available yet. Use an invite to join, or contact support.',
+  cancelled: 'You cancelled on Discord, so nothing was connected. Click Connect Discord to try again.',
+  discordRefused: 'Discord could not complete the connection. Click Connect Discord to try again.',
+  stateMissing: 'This Discord connection link is incomplete. Click Connect Discord to start again.',
+  stateUnknown: 'This Discord connection link is not valid. Click Connect Discord to start again.',
+  stateReused: 'This Discord connection link has already been used. Click Connect Discord to start again.',
+  stateExpired: `This Discord connection link has expired (it lasts ${DISCORD_OAUTH_STATE_MINUTES} minutes). Click Connect Discord to start again.`,
+  wrongMember:
+    'This Discord connection was started from another EdgeClub account. Sign in to that account to finish it, or click Connect Discord here.',
+  codeMissing: 'Discord sent you back without a sign-in code. Click Connect Discord to try again.',
+  codeRejected:
+    'Discord did not accept this sign-in (it may have expired). Click Connect Discord to try again.',
+  discordDown:
+    'Discord is not responding right now, so nothing was connected. Please try again in a few minutes.',
+  joinDiscordDown:
+    'Your Discord account is connected, but Discord did not respond when we tried to add you to the server. Click Join the Server to try again in a few minutes.',
+  alreadyLinked:
+    'This Discord account is already connected to another EdgeClub account. Sign in to that account, or connect a different Discord account.',
+  disconnectFirst: (username: string) =>
+    `You are connected as ${username}. Disconnect it first to connect a different Discord account.`,
+  banned: communityMessages.banned,
+  guildFull:
+    'Your Discord account is connected, but the EdgeClub server is full right now. Please contact support.',
+  tooManyServers:
+    'Your Discord account is connected, but it is already in 100 servers, the most Discord allows. Leave a server on Discord, then click Join the Server.',
+  missingScope:
+    'Discord did not give us permission to add you to the server. Click Connect Discord and authorize every item.',
+  joined: (username: string) =>
+    `Connected as ${username}. You are in the EdgeClub Discord with the member role.`,
+  alreadyMember: (username: string) =>
+    `Connected as ${username}. You were already in the EdgeClub Discord; the member role is yours.`,
+  connectedNoAccess: (username: string) =>
+    `Connected as ${username}. Subscribe to a plan, then click Join the Server to get in with the member role.`,
+  connectedOnly: (username: string) => `Connected as ${username}.`,
+  disconnected: (username: string) =>
+    `Disconnected ${username}. If it had the member role, the role is being removed.`,
+  notConnected: 'No Discord account is connected.',
+  tooManyDisconnects: `You can disconnect Discord ${DISCORD_DISCONNECTS_PER_DAY} times a day. Please try again tomorrow.`,
+  tooManyAttempts: 'Too many Discord connection attempts. Please wait a while and try again.',
+  verificationRequired: 'Connect your Discord account to receive the member role.',
+  /** The browser could not reach EdgeClub at all. */
+  unreachable: 'EdgeClub could not be reached. Check your connection and try again.',
+} as const
+
+/** POST /discord/connect: where to send the member (Discord's consent page, with a fresh state). */
+export const DiscordConnectStartSchema = z.object({ authorizeUrl: z.string() })
+export type DiscordConnectStart = z.infer<typeof DiscordConnectStartSchema>
+
+/**
+ * POST /discord/connect/callback: what Discord put on the redirect URI, passed on by the web app:
+ * `code` and `state` after Authorize, `error` (access_denied) and `state` after Cancel.
+ */
+export const DiscordCallbackSchema = z.object({
+  code: text().max(512).optional(),
+  state: text().max(512).optional(),
+  error: text().max(100).optional(),
+  errorDescription: text().max(500).optional(),
+})
+export type DiscordCallback = z.infer<typeof DiscordCallbackSchema>
+
+/** What connecting did in the server: added with the role, already there (role added), or nothing yet. */
+export const DISCORD_JOIN_OUTCOMES = ['added', 'already-member', 'no-access', 'not-configured'] as const
+
+export const DiscordConnectResultSchema = z.object({
+  connection: DiscordConnectionSchema,
+  guild: z.enum(DISCORD_JOIN_OUTCOMES),
+  roleGranted: z.boolean(),
+})
+export type DiscordConnectResult = z.infer<typeof DiscordConnectResultSchema>
+
+export const DiscordDisconnectResultSchema = z.object({ username: z.string() })
+export type DiscordDisconnectResult = z.infer<typeof DiscordDisconnectResultSchema>

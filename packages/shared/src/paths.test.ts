@@ -34,6 +34,7 @@ describe('layout rules', () => {
 
   it('LAYOUT-11 tells the app routes from unknown paths', () => {
     expect(isAppPath('/pricing')).toBe(true)
+    expect(isAppPath('/record')).toBe(true)
     expect(isAppPath('/dashboard/settings')).toBe(true)
     expect(isAppPath('/pricingx')).toBe(false)
     expect(isAppPath('/nope')).toBe(false)

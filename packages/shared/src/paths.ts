@@ -5,19 +5,29 @@ export const paths = {
   pricing: '/pricing',
   about: '/about',
   contact: '/contact',
+  record: '/record',
   login: '/login',
   register: '/register',
   forgotPassword: '/forgot-password',
   resetPassword: '/reset-password',
   payment: '/payment',
   dashboard: '/dashboard',
+  /** Where Discord sends a member back after Connect Discord (the OAuth2 redirect URI). */
+  discordCallback: '/dashboard/discord/callback',
   admin: '/admin',
 } as const
 
 export type AppPath = (typeof paths)[keyof typeof paths]
 
 /** Public pages rendered to HTML at build time (and listed in the sitemap). */
-export const prerenderedPaths = [paths.home, paths.about, paths.tips, paths.pricing, paths.contact] as const
+export const prerenderedPaths = [
+  paths.home,
+  paths.about,
+  paths.tips,
+  paths.pricing,
+  paths.contact,
+  paths.record,
+] as const
 
 /** Routes that own nested paths (e.g. /admin/users). */
 const sectionPaths: readonly string[] = [paths.dashboard, paths.admin]

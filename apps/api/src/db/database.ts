@@ -155,6 +155,14 @@ function resilientPool(
   return { pool, kysely }
 }
 
+/**
+ * pg-boss marks a finished batch completed without awaiting it, so that call can land after the
+ * database was closed at shutdown. It has nothing left to do: the job runs again once its expiry
+ * passes, and its business key makes that run a no-op. Answering empty keeps it from surfacing as an
+ * unhandled rejection.
+ */
+const afterClose = async () => ({ rows: [] as unknown[] })
+
 async function openPostgres(
   connectionString: string,
   timeouts: DatabaseTimeouts,
@@ -165,12 +173,14 @@ async function openPostgres(
   const app = resilientPool(connectionString, { max: 10, timeouts, onError: report })
   const jobs = resilientPool(connectionString, { max: 3, timeouts, onError: report })
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: app.kysely }) })
+  let closed = false
 
   return {
     kind: 'postgres',
     db,
     boss: {
       executeSql: async (text, values) => {
+        if (closed) return afterClose()
         const result = await jobs.pool.query(text, values as unknown[] | undefined)
         // Several statements at once (pg-boss's migrations) come back as an array of results.
         const last = Array.isArray(result) ? result.at(-1) : result
@@ -189,6 +199,7 @@ async function openPostgres(
       }
     },
     close: async () => {
+      closed = true
       await db.destroy()
       await jobs.pool.end()
     },
@@ -304,17 +315,20 @@ async function openPglite(
    * PGlite is one connection. Kysely's driver queues users of it, and pg-boss must join that queue,
    * or its statements would land inside another request's transaction.
    */
+  let closed = false
   const executor: SqlExecutor = {
     executeSql: (text, values) =>
-      db.connection().execute(async () => {
-        if (values && values.length > 0) {
-          const result = await pglite.query(text, values)
-          return { rows: result.rows }
-        }
-        // Statements without parameters may be several at once; only exec accepts that.
-        const results = await pglite.exec(text)
-        return { rows: results.at(-1)?.rows ?? [] }
-      }),
+      closed
+        ? afterClose()
+        : db.connection().execute(async () => {
+            if (values && values.length > 0) {
+              const result = await pglite.query(text, values)
+              return { rows: result.rows }
+            }
+            // Statements without parameters may be several at once; only exec accepts that.
+            const results = await pglite.exec(text)
+            return { rows: results.at(-1)?.rows ?? [] }
+          }),
   }
 
   return {
@@ -331,6 +345,9 @@ async function openPglite(
     withoutTimeouts: (work) => work(db),
     snapshot: () => db.connection().execute(() => pglite.dumpDataDir('none')),
     dump: () => pglite.dumpDataDir('gzip'),
-    close: () => db.destroy(),
+    close: async () => {
+      closed = true
+      await db.destroy()
+    },
   }
 }

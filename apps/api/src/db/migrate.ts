@@ -6,6 +6,7 @@ import * as payments from './migrations/2026-11-22-03-payments'
 import * as adminAndCommunity from './migrations/2026-11-22-04-admin-and-community'
 import * as crypto from './migrations/2026-11-22-05-crypto'
 import * as outbox from './migrations/2026-11-23-01-outbox'
+import * as discordOauth from './migrations/2026-11-24-01-discord-oauth'
 import * as performance from './migrations/2026-11-24-02-performance'
 import * as signals from './migrations/2026-11-24-03-signals'
 
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-04-admin-and-community': adminAndCommunity,
   '2026-11-22-05-crypto': crypto,
   '2026-11-23-01-outbox': outbox,
+  '2026-11-24-01-discord-oauth': discordOauth,
   '2026-11-24-02-performance': performance,
   '2026-11-24-03-signals': signals,
 }
@@ -34,10 +36,11 @@ function hash(text: string): string {
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  // Dated names were reserved ahead of time, so one may land after a later-dated one already ran.
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // A migration whose date-stamped name sorts before one already run (reserved names land later)
+    // still runs, instead of stopping the start of a database that has the later one.
     allowUnorderedMigrations: true,
   })
   const { error, results } = await migrator.migrateToLatest()

@@ -204,6 +204,28 @@ export interface DiscordLinksTable {
 }
 export type DiscordLinkRow = Selectable<DiscordLinksTable>
 
+/** A Discord account a member proved is theirs (OAuth2); disconnected ones stay as history. */
+export interface DiscordConnectionsTable {
+  id: Generated<string>
+  user_id: string
+  discord_user_id: string
+  username: string
+  verified_at: Timestamp
+  disconnected_at: Timestamp | null
+  created_at: DefaultTimestamp
+}
+export type DiscordConnectionRow = Selectable<DiscordConnectionsTable>
+
+/** One Connect Discord attempt: its OAuth2 state, hashed, single use, bound to a member. */
+export interface DiscordOauthStatesTable {
+  id: Generated<string>
+  state_hash: string
+  user_id: string
+  created_at: DefaultTimestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 export interface DiscordInvitesTable {
   id: Generated<string>
   user_id: string
@@ -271,6 +293,8 @@ export interface DB {
   audit_log: AuditLogTable
   discord_links: DiscordLinksTable
   discord_invites: DiscordInvitesTable
+  discord_connections: DiscordConnectionsTable
+  discord_oauth_states: DiscordOauthStatesTable
   payments: PaymentsTable
   subscriptions: SubscriptionsTable
   subscription_periods: SubscriptionPeriodsTable

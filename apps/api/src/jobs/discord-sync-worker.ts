@@ -18,3 +18,10 @@ export function discordSweepWorker(deps: { community: CommunityService; jobs: Jo
       await deps.jobs.enqueue('discord.sync', { userId }, { throttle: { key: `poll-${userId}`, seconds: 5 } })
   }
 }
+
+/** After a disconnect: removes the member role from the Discord account the member let go (retried on errors). */
+export function discordReleaseWorker(deps: { community: CommunityService }) {
+  return async (data: { userId: string; discordUserId: string }) => {
+    await deps.community.releaseAccount(data.userId, data.discordUserId)
+  }
+}

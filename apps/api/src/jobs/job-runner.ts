@@ -33,6 +33,8 @@ export interface JobData {
   'auth.password-reset': { email: string; requestKey: string }
   'discord.sync': { userId: string }
   'discord.sync-all': Record<string, never>
+  /** After a disconnect: the member role leaves the Discord account the member let go. */
+  'discord.release': { userId: string; discordUserId: string }
   'subscriptions.expire': Record<string, never>
   'payments.reconcile': Record<string, never>
   'payments.sweep': Record<string, never>
@@ -84,6 +86,7 @@ export const QUEUE_POLICIES: Record<QueueName, QueuePolicy> = {
   'auth.password-reset': { ...mail, batchSize: 5 },
   'discord.sync': { retryLimit: 10, retryDelay: 5, batchSize: 10, concurrency: 2, expireInSeconds: 60 },
   'discord.sync-all': sweep,
+  'discord.release': { retryLimit: 10, retryDelay: 5, batchSize: 10, concurrency: 2, expireInSeconds: 60 },
   'subscriptions.expire': sweep,
   'rollups.settle': sweep,
   'payments.reconcile': { ...sweep, expireInSeconds: 1800 },
@@ -184,6 +187,9 @@ export async function startJobs(
     // Completed jobs may carry addresses and links; keep them no longer than needed.
     archiveCompletedAfterSeconds: 3600,
     deleteAfterDays: 7,
+    // Expiry of jobs whose worker died (a crash, a kill) is checked here: pg-boss's default of two
+    // minutes would leave a receipt or a role change waiting up to three minutes after a restart.
+    maintenanceIntervalSeconds: 20,
   })
   boss.on('error', (error) =>
     log.error({ err: { type: error.name, message: error.message } }, 'job queue error'),

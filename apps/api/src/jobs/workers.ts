@@ -3,7 +3,7 @@ import type { Mailer } from '../integrations/mail/mailer'
 import type { Services } from '../services'
 import { closeOtherRailWorker } from './close-other-rail-worker'
 import { cryptoRemindersWorker } from './crypto-reminders-worker'
-import { discordSweepWorker, discordSyncWorker } from './discord-sync-worker'
+import { discordReleaseWorker, discordSweepWorker, discordSyncWorker } from './discord-sync-worker'
 import { emailWorker } from './email-worker'
 import { expiryWorker } from './expiry-worker'
 import type { Jobs } from './job-runner'
@@ -34,6 +34,7 @@ export async function registerWorkers(
 
   await jobs.work('discord.sync', discordSyncWorker({ community: services.community }))
   await jobs.work('discord.sync-all', discordSweepWorker({ community: services.community, jobs }))
+  await jobs.work('discord.release', discordReleaseWorker({ community: services.community }))
   if (services.discordConfigured) await jobs.schedule('discord.sync-all', '*/15 * * * *')
 
   await jobs.work('subscriptions.expire', expiryWorker({ subscriptions: services.subscriptions, log }))

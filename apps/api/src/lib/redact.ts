@@ -1,5 +1,14 @@
 /** Query parameters whose values must never reach a log line. */
-const SECRET_PARAMS = new Set(['token', 'access_token', 'refresh_token', 'code', 'key', 'secret', 'password'])
+const SECRET_PARAMS = new Set([
+  'token',
+  'access_token',
+  'refresh_token',
+  'code',
+  'state',
+  'key',
+  'secret',
+  'password',
+])
 
 /** The URL as it may be logged: secret query values masked. */
 export function redactUrl(url: string): string {
@@ -28,6 +37,7 @@ export const LOG_REDACT_PATHS = [
   '*.newPassword',
   '*.token',
   '*.accessToken',
+  '*.access_token',
   '*.refreshToken',
   '*.secret',
   '*.clientSecret',

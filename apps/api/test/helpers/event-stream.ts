@@ -8,10 +8,14 @@ export interface EventStreamReader {
   close(): void
 }
 
-export async function openEventStream(url: string, token: string): Promise<EventStreamReader> {
+export async function openEventStream(
+  url: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<EventStreamReader> {
   const controller = new AbortController()
   const response = await fetch(url, {
-    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers },
     signal: controller.signal,
   })
   if (response.status !== 200 || !response.body) throw new Error(`stream answered ${response.status}`)

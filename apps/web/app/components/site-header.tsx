@@ -8,6 +8,7 @@ import { LogoMark, MenuIcon } from './ui/icons'
 const navigation = [
   { to: paths.home, label: 'Home' },
   { to: paths.tips, label: 'Tips' },
+  { to: paths.record, label: 'Record' },
   { to: paths.pricing, label: 'Pricing' },
   { to: paths.about, label: 'About' },
   { to: paths.contact, label: 'Contact' },

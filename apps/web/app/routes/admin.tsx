@@ -8,6 +8,7 @@ import { BroadcastSection } from '../features/admin/broadcast-section'
 import { PaymentsSection, SubscriptionsSection } from '../features/admin/lists-section'
 import { OverviewSection } from '../features/admin/overview-section'
 import { PlansSection } from '../features/admin/plans-section'
+import { SignalsSection } from '../features/admin/signals-section'
 import { UserDetailSection } from '../features/admin/user-detail-section'
 import { UsersSection } from '../features/admin/users-section'
 import { queryClient } from '../lib/query-client'
@@ -21,6 +22,7 @@ export function meta() {
 
 const SECTIONS = [
   { id: 'overview', label: 'Overview' },
+  { id: 'signals', label: 'Signals' },
   { id: 'users', label: 'Members' },
   { id: 'subscriptions', label: 'Subscriptions' },
   { id: 'payments', label: 'Payments' },
@@ -30,7 +32,17 @@ const SECTIONS = [
 ] as const
 type Section = (typeof SECTIONS)[number]['id']
 
-/** The admin console: admins only; the server enforces the role on every call as well. */
+/** Analysts publish and settle signals, and see nothing else of the console. */
+const ANALYST_SECTIONS: readonly Section[] = ['signals']
+
+function sectionsFor(role: string | undefined) {
+  return role === 'analyst' ? SECTIONS.filter((item) => ANALYST_SECTIONS.includes(item.id)) : SECTIONS
+}
+
+/**
+ * The admin console: admins see all of it, analysts only the Signals section; the server enforces
+ * the role on every call as well.
+ */
 export default function Admin() {
   return (
     <SessionGuard>
@@ -41,7 +53,7 @@ export default function Admin() {
 
 function AdminsOnly() {
   const { user } = useSession()
-  if (user?.role !== 'admin') {
+  if (user?.role !== 'admin' && user?.role !== 'analyst') {
     return (
       <main className="flex min-h-screen flex-col items-center justify-center gap-4 px-4 text-center">
         <h1 className="text-2xl font-bold text-white">This area is for administrators only</h1>
@@ -52,16 +64,17 @@ function AdminsOnly() {
   }
   return (
     <QueryClientProvider client={queryClient}>
-      <Console />
+      <Console sections={sectionsFor(user.role)} />
     </QueryClientProvider>
   )
 }
 
-function Console() {
+function Console({ sections }: { sections: readonly (typeof SECTIONS)[number][] }) {
   const [params] = useSearchParams()
-  const section = (SECTIONS.find((item) => item.id === params.get('section'))?.id ?? 'overview') as Section
+  const first = sections[0]?.id ?? 'overview'
+  const section = (sections.find((item) => item.id === params.get('section'))?.id ?? first) as Section
   const userId = params.get('user')
-  const label = SECTIONS.find((item) => item.id === section)?.label ?? 'Overview'
+  const label = sections.find((item) => item.id === section)?.label ?? 'Overview'
 
   return (
     <div className="min-h-screen">
@@ -77,7 +90,7 @@ function Console() {
         </div>
         <nav aria-label="Admin sections" className="mx-auto max-w-7xl overflow-x-auto px-4">
           <ul className="flex gap-1 pb-2">
-            {SECTIONS.map((item) => (
+            {sections.map((item) => (
               <li key={item.id}>
                 <Link
                   to={`?section=${item.id}`}
@@ -98,6 +111,7 @@ function Console() {
       <main className="mx-auto max-w-7xl space-y-6 px-4 py-6">
         <h1 className="text-2xl font-bold text-white">{label}</h1>
         {section === 'overview' ? <OverviewSection /> : null}
+        {section === 'signals' ? <SignalsSection /> : null}
         {section === 'users' && userId ? <UserDetailSection key={userId} userId={userId} /> : null}
         {section === 'users' && !userId ? <UsersSection /> : null}
         {section === 'subscriptions' ? <SubscriptionsSection /> : null}

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { MenuIcon } from '../components/ui/icons'
 import { logout } from '../features/auth/auth-api'
+import { DiscordSettingsPanel } from '../features/community/discord-connection'
 import { DiscordTab } from '../features/community/discord-tab'
 import { FlashMessage } from '../features/dashboard/flash-message'
 import { OverviewTab } from '../features/dashboard/overview-tab'
@@ -12,6 +13,7 @@ import { DASHBOARD_TABS, type DashboardTab, tabFrom } from '../features/dashboar
 import { useSidebar } from '../features/dashboard/use-sidebar'
 import { PaymentHistoryTab } from '../features/payments/history-tab'
 import { SettingsTab } from '../features/settings/settings-tab'
+import { SignalsTab } from '../features/signals/signals-tab'
 import { SubscriptionTab } from '../features/subscriptions/subscription-tab'
 import { TipTab } from '../features/tips/tip-tab'
 import { queryClient } from '../lib/query-client'
@@ -97,6 +99,8 @@ function DashboardFrame() {
 /** The open tab; the address keeps it (?tab=settings). */
 function TabPanel({ tab }: { tab: DashboardTab }) {
   switch (tab) {
+    case 'signals':
+      return <SignalsTab />
     case 'subscription':
       return <SubscriptionTab />
     case 'payments':
@@ -106,7 +110,7 @@ function TabPanel({ tab }: { tab: DashboardTab }) {
     case 'discord':
       return <DiscordTab />
     case 'settings':
-      return <SettingsTab />
+      return <SettingsTab panels={<DiscordSettingsPanel />} />
     default:
       return <OverviewTab />
   }

@@ -1,4 +1,5 @@
 import { paths, site } from '@edgeclub/shared'
+import { Link } from 'react-router'
 import { ButtonLink } from '../components/ui/button'
 import { Card, Container, PageHero } from '../components/ui/layout'
 import { seo } from '../lib/seo'
@@ -142,6 +143,19 @@ export default function Tips() {
                 </li>
               ))}
             </ol>
+          </Card>
+          <Card>
+            <h2 className="text-xl font-bold text-white">Check our record</h2>
+            <p className="mt-2 text-sm text-slate-300">
+              The picks on this page are samples. Every real pick is sealed in a public hash chain before it
+              plays, and its result counts in a record you can verify yourself.
+            </p>
+            <Link
+              to={paths.record}
+              className="mt-3 inline-block font-semibold text-emerald-300 underline-offset-4 hover:underline"
+            >
+              See the verified record
+            </Link>
           </Card>
           <Card className="text-center">
             <p className="text-lg font-semibold text-white">Want every pick, every day?</p>

@@ -1,4 +1,4 @@
-import { DiscordAPIError, REST } from '@discordjs/rest'
+import { DiscordAPIError, REST, RequestMethod } from '@discordjs/rest'
 import {
   type APIChannel,
   type APIGuild,
@@ -7,6 +7,7 @@ import {
   type APIMessage,
   type APIRole,
   type APIUser,
+  type RESTPutAPIGuildMemberJSONBody,
   Routes,
 } from 'discord-api-types/v10'
 
@@ -36,6 +37,13 @@ export function isNotFound(error: unknown): boolean {
 /** 50013 Missing Permissions (e.g. deleting invites needs Manage Channels, which the bot may lack). */
 export function isMissingPermissions(error: unknown): boolean {
   return error instanceof DiscordAPIError && Number(error.code) === 50013
+}
+
+/** Discord's error code of a failed call (e.g. 40007 banned, 30001 too many servers), if it gave one. */
+export function discordErrorCode(error: unknown): number | undefined {
+  if (!(error instanceof DiscordAPIError)) return undefined
+  const code = Number(error.code)
+  return Number.isInteger(code) ? code : undefined
 }
 
 export function createDiscordClient(settings: DiscordSettings) {
@@ -70,6 +78,28 @@ export function createDiscordClient(settings: DiscordSettings) {
       rest.get(Routes.guildMembersSearch(guildId), {
         query: new URLSearchParams({ query, limit: String(limit) }),
       }) as Promise<APIGuildMember[]>,
+    /**
+     * Adds a user to the guild with their OAuth2 access token (guilds.join) and these roles: 'added'
+     * (201), or 'already-member' (204: Discord then changes nothing, roles included). A failure's
+     * DiscordAPIError carries the request body, token included: callers read its code, never log it.
+     */
+    async addMember(
+      userId: string,
+      accessToken: string,
+      roles: string[],
+      reason: string,
+    ): Promise<'added' | 'already-member'> {
+      const body: RESTPutAPIGuildMemberJSONBody = { access_token: accessToken, roles }
+      const response = await rest.queueRequest({
+        fullRoute: Routes.guildMember(guildId, userId),
+        method: RequestMethod.Put,
+        body,
+        reason,
+      })
+      // Read the body to its end, so the connection goes back to the pool.
+      await response.arrayBuffer()
+      return response.status === 201 ? 'added' : 'already-member'
+    },
     getMember: (userId: string) => rest.get(Routes.guildMember(guildId, userId)) as Promise<APIGuildMember>,
     addRole: (userId: string, roleId: string, reason: string) =>
       rest.put(Routes.guildMemberRole(guildId, userId, roleId), { reason }),

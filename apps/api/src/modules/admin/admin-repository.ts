@@ -128,10 +128,16 @@ export function createAdminRepository(db: Kysely<DB>) {
         .selectFrom(pageIds.as('page'))
         .innerJoin('users', 'users.id', 'page.id')
         .leftJoin('discord_links', 'discord_links.user_id', 'users.id')
+        .leftJoin('discord_connections', (join) =>
+          join
+            .onRef('discord_connections.user_id', '=', 'users.id')
+            .on('discord_connections.disconnected_at', 'is', null),
+        )
         .selectAll('users')
         .select([
           'discord_links.state as discord_state',
           'discord_links.role_granted as discord_role_granted',
+          'discord_connections.verified_at as discord_verified_at',
         ])
         .select((eb) => hasAccess(eb, query.now).as('has_access'))
       for (const column of USER_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
@@ -146,10 +152,17 @@ export function createAdminRepository(db: Kysely<DB>) {
       return db
         .selectFrom('users')
         .leftJoin('discord_links', 'discord_links.user_id', 'users.id')
+        .leftJoin('discord_connections', (join) =>
+          join
+            .onRef('discord_connections.user_id', '=', 'users.id')
+            .on('discord_connections.disconnected_at', 'is', null),
+        )
         .selectAll('users')
         .select([
           'discord_links.state as discord_state',
           'discord_links.role_granted as discord_role_granted',
+          'discord_connections.verified_at as discord_verified_at',
+          'discord_connections.username as discord_verified_username',
           'discord_links.discord_user_id as discord_user_id',
           'discord_links.last_synced_at as discord_last_synced_at',
           'discord_links.last_error as discord_last_error',

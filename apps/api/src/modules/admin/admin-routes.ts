@@ -89,6 +89,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
             { header: 'first_name', value: (u) => u.firstName },
             { header: 'last_name', value: (u) => u.lastName },
             { header: 'discord_username', value: (u) => u.discordUsername },
+            { header: 'discord_verified', value: (u) => u.discord.verified },
             { header: 'role', value: (u) => u.role },
             { header: 'has_access', value: (u) => u.hasAccess },
             { header: 'disabled', value: (u) => u.disabled },
@@ -149,7 +150,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags,
         security,
-        summary: 'Promote to admin or demote to member',
+        summary: 'Change a role: member, analyst (publishes and settles signals only) or admin',
         params: IdParams,
         body: RoleChangeSchema,
         response: { 200: envelope(PublicUserSchema) },

@@ -30,7 +30,11 @@ export function toAdminUser(row: ListedUser) {
     ...toPublicUser(row),
     disabled: row.disabled_at !== null,
     hasAccess: Boolean(row.has_access),
-    discord: { state: row.discord_state ?? 'unlinked', roleGranted: Boolean(row.discord_role_granted) },
+    discord: {
+      state: row.discord_state ?? 'unlinked',
+      roleGranted: Boolean(row.discord_role_granted),
+      verified: row.discord_verified_at !== null,
+    },
   }
 }
 
@@ -96,6 +100,9 @@ export function createAdminService(deps: {
             : null,
           lastError: row.discord_last_error ?? null,
           banned: Boolean(row.discord_banned_at),
+          verified: row.discord_verified_at !== null,
+          verifiedUsername: row.discord_verified_username ?? null,
+          verifiedAt: row.discord_verified_at ? new Date(row.discord_verified_at).toISOString() : null,
         },
         subscriptions: subscriptions.rows.map(toSubscriptionView),
         payments: payments.rows.map((payment) => toPaymentView(payment, { includeEmail: true })),

@@ -10,8 +10,13 @@ export function createCommunityRepository(db: Kysely<DB>) {
       return db.selectFrom('discord_links').selectAll().where('user_id', '=', userId).executeTakeFirst()
     },
 
-    async saveLink(userId: string, changes: Updateable<DiscordLinksTable>, now: Date): Promise<void> {
-      await db
+    async saveLink(
+      userId: string,
+      changes: Updateable<DiscordLinksTable>,
+      now: Date,
+      trx: Kysely<DB> | Transaction<DB> = db,
+    ): Promise<void> {
+      await trx
         .insertInto('discord_links')
         .values({ user_id: userId, updated_at: now, ...changes } as never)
         .onConflict((oc) => oc.column('user_id').doUpdateSet({ ...changes, updated_at: now }))
@@ -67,7 +72,10 @@ export function createCommunityRepository(db: Kysely<DB>) {
       return db.updateTable('discord_invites').set({ revoked_at: now }).where('code', '=', code).execute()
     },
 
-    /** Everyone the role sync should look at: members with a Discord record or with access. */
+    /**
+     * Everyone the role sync should look at: members with a Discord record or with access, and a
+     * Discord account to look for (a typed username or a connected account).
+     */
     async syncCandidates(now: Date): Promise<string[]> {
       const rows = await db
         .selectFrom('users')
@@ -89,7 +97,18 @@ export function createCommunityRepository(db: Kysely<DB>) {
             ),
           ]),
         )
-        .where('users.discord_username', '!=', '')
+        .where((eb) =>
+          eb.or([
+            eb('users.discord_username', '!=', ''),
+            eb.exists(
+              eb
+                .selectFrom('discord_connections')
+                .select('discord_connections.id')
+                .whereRef('discord_connections.user_id', '=', 'users.id')
+                .where('discord_connections.disconnected_at', 'is', null),
+            ),
+          ]),
+        )
         .execute()
       return rows.map((row) => row.id)
     },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { communityMessages, type DiscordInvite, site } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../../config'
-import type { DiscordLinkRow, UserRow } from '../../db/types'
+import type { DiscordConnectionRow, DiscordLinkRow, UserRow } from '../../db/types'
 import {
   type DiscordClient,
   isMissingPermissions,
@@ -14,6 +14,7 @@ import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, forbidden, notFound, rateLimited } from '../../lib/errors'
 import type { AuthRepository } from '../auth/auth-repository'
 import type { CommunityRepository } from './community-repository'
+import type { DiscordConnectRepository } from './discord-connect-repository'
 
 /** Invites a member may create in 24 hours (a live, unused one is handed back instead). */
 export const INVITES_PER_DAY = 5
@@ -26,11 +27,22 @@ export interface AccessReader {
 /**
  * Discord follows the access ledger: invites only for members with access, the member role exactly
  * while they have access, and the admin's kick, ban, unban and broadcast.
+ *
+ * Whose Discord account is a member's: the one they connected (verified through Discord's OAuth2)
+ * first; without one, the guild member whose username matches what they typed, unless verification
+ * is required, and never an account another member has connected.
  */
+export const connectionView = (connection: DiscordConnectionRow) => ({
+  discordUserId: connection.discord_user_id,
+  username: connection.username,
+  verifiedAt: new Date(connection.verified_at).toISOString(),
+})
+
 export function createCommunityService(deps: {
   config: Config['discord']
   discord: DiscordClient | undefined
   repo: CommunityRepository
+  connections: DiscordConnectRepository
   users: AuthRepository
   access: AccessReader
   jobs: Jobs
@@ -55,21 +67,42 @@ export function createCommunityService(deps: {
     maxUses: invite.max_uses,
   })
 
-  /** The guild member behind a member of ours: by the id we saw before, else by their username. */
-  async function findGuildMember(user: UserRow, link: DiscordLinkRow | undefined) {
-    const discord = discordOrThrow()
-    if (link?.discord_user_id) {
-      try {
-        return await discord.getMember(link.discord_user_id)
-      } catch (error) {
-        if (isNotFound(error)) return undefined
-        throw error
-      }
+  async function memberById(discord: DiscordClient, discordUserId: string) {
+    try {
+      return await discord.getMember(discordUserId)
+    } catch (error) {
+      if (isNotFound(error)) return undefined
+      throw error
     }
-    if (!user.discord_username) return undefined
+  }
+
+  /** True when another member of ours has connected (proven) this Discord account. */
+  async function connectedElsewhere(discordUserId: string, userId: string): Promise<boolean> {
+    const owner = await deps.connections.findByDiscordId(discordUserId)
+    return owner !== undefined && owner.user_id !== userId
+  }
+
+  /**
+   * The guild member behind a member of ours: their connected account; else the id we saw before;
+   * else (when `byUsername`) the member whose username they typed. A Discord account another member
+   * connected is never theirs, whatever they typed.
+   */
+  async function findGuildMember(
+    user: UserRow,
+    link: DiscordLinkRow | undefined,
+    connection: DiscordConnectionRow | undefined,
+    options: { byUsername: boolean },
+  ) {
+    const discord = discordOrThrow()
+    if (connection) return memberById(discord, connection.discord_user_id)
+    const seen = link?.discord_user_id
+    if (seen && !(await connectedElsewhere(seen, user.id))) return memberById(discord, seen)
+    if (!options.byUsername || !user.discord_username) return undefined
     const wanted = user.discord_username.toLowerCase()
     const found = await discord.searchMembers(user.discord_username, 10)
-    return found.find((member) => member.user.username.toLowerCase() === wanted)
+    const match = found.find((member) => member.user.username.toLowerCase() === wanted)
+    if (!match || (await connectedElsewhere(match.user.id, user.id))) return undefined
+    return match
   }
 
   return {
@@ -122,6 +155,7 @@ export function createCommunityService(deps: {
     async status(user: UserRow) {
       const link = await repo.findLink(user.id)
       const invite = await repo.findLiveInvite(user.id, clock.now())
+      const connection = await deps.connections.findConnection(user.id)
       if (deps.discord && link?.state !== 'banned')
         await deps.jobs.enqueue(
           'discord.sync',
@@ -134,6 +168,9 @@ export function createCommunityService(deps: {
         roleGranted: Boolean(link?.role_granted),
         discordUsername: user.discord_username,
         invite: invite ? inviteView(user, invite) : null,
+        connectAvailable: Boolean(config.oauth),
+        verificationRequired: config.requireVerified,
+        connection: connection ? connectionView(connection) : null,
       }
     },
 
@@ -150,20 +187,32 @@ export function createCommunityService(deps: {
       if (!user) return 'skipped'
       const now = clock.now()
       const link = await repo.findLink(userId)
+      const connection = await deps.connections.findConnection(userId)
       try {
-        const member = await findGuildMember(user, link)
+        const member = await findGuildMember(user, link, connection, { byUsername: !config.requireVerified })
         if (!member) {
           const state = link?.state === 'joined' ? 'removed' : (link?.state ?? 'unlinked')
+          // An id we saw through a typed username that another member has since connected is not theirs.
+          const forget =
+            !connection && link?.discord_user_id && (await connectedElsewhere(link.discord_user_id, userId))
           if (link)
             await repo.saveLink(
               userId,
-              { state, role_granted: false, last_synced_at: now, last_error: null },
+              {
+                state,
+                role_granted: false,
+                last_synced_at: now,
+                last_error: null,
+                ...(forget ? { discord_user_id: null } : {}),
+              },
               now,
             )
           return 'not-in-guild'
         }
         const banned = link?.state === 'banned'
-        const entitled = !banned && Boolean(await deps.access.currentAccess(userId))
+        // Verification required: an account found by a typed username (before the switch) loses the role.
+        const verifiedEnough = Boolean(connection) || !config.requireVerified
+        const entitled = !banned && verifiedEnough && Boolean(await deps.access.currentAccess(userId))
         const hasRole = member.roles.includes(config.memberRoleId)
         let outcome: 'granted' | 'removed' | 'kicked' | 'unchanged' = 'unchanged'
         if (entitled && !hasRole) {
@@ -174,7 +223,7 @@ export function createCommunityService(deps: {
           )
           outcome = 'granted'
         } else if (!entitled && hasRole) {
-          if (config.onAccessEnd === 'kick' && !banned) {
+          if (config.onAccessEnd === 'kick' && !banned && verifiedEnough) {
             await discord.kick(member.user.id, `EdgeClub: ${user.email} no longer has an active plan`)
             outcome = 'kicked'
           } else {
@@ -207,18 +256,56 @@ export function createCommunityService(deps: {
 
     syncCandidates: () => repo.syncCandidates(clock.now()),
 
+    /**
+     * After a disconnect: the member role leaves the Discord account the member let go, unless that
+     * account has been connected again since (then its new owner's sync decides). Then the member's own
+     * sync runs, on whatever account is theirs now. Throws on Discord failures so the job retries.
+     */
+    async releaseAccount(
+      userId: string,
+      discordUserId: string,
+    ): Promise<'released' | 'reconnected' | 'skipped'> {
+      const owner = await deps.connections.findByDiscordId(discordUserId)
+      if (owner) {
+        await deps.jobs.enqueue(
+          'discord.sync',
+          { userId: owner.user_id },
+          { throttle: { key: `poll-${owner.user_id}`, seconds: 5 } },
+        )
+        return 'reconnected'
+      }
+      const discord = deps.discord
+      if (!discord || !config.memberRoleId) return 'skipped'
+      const member = await memberById(discord, discordUserId)
+      if (member?.roles.includes(config.memberRoleId)) {
+        try {
+          await discord.removeRole(
+            discordUserId,
+            config.memberRoleId,
+            `EdgeClub: member ${userId} disconnected this Discord account`,
+          )
+        } catch (error) {
+          if (!isNotFound(error)) throw error
+        }
+      }
+      await deps.jobs.enqueue('discord.sync', { userId }, { throttle: { key: `poll-${userId}`, seconds: 5 } })
+      return 'released'
+    },
+
     /** Admin: kick, ban or unban a member's Discord account. Ban also stops invites and role grants. */
     async moderate(action: 'kick' | 'ban' | 'unban', userId: string, reason: string | undefined) {
       const discord = discordOrThrow()
       const user = await deps.users.findUserById(userId)
       if (!user) throw notFound('Member not found')
       const link = await repo.findLink(userId)
+      const connection = await deps.connections.findConnection(userId)
       const now = clock.now()
       const auditReason = `EdgeClub admin: ${reason || action}`
       if (action === 'unban') {
-        if (link?.discord_user_id) {
+        const bannedId = connection?.discord_user_id ?? link?.discord_user_id
+        if (bannedId) {
           try {
-            await discord.unban(link.discord_user_id, auditReason)
+            await discord.unban(bannedId, auditReason)
           } catch (error) {
             if (!isNotFound(error)) throw error
           }
@@ -226,8 +313,13 @@ export function createCommunityService(deps: {
         await repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now)
         return { state: 'removed' as const }
       }
-      const member = await findGuildMember(user, link)
-      const discordUserId = member?.user.id ?? link?.discord_user_id ?? null
+      const member = await findGuildMember(user, link, connection, { byUsername: true })
+      // An id seen through a typed username is banned only while no other member has connected it.
+      const seen =
+        link?.discord_user_id && !(await connectedElsewhere(link.discord_user_id, userId))
+          ? link.discord_user_id
+          : null
+      const discordUserId = member?.user.id ?? connection?.discord_user_id ?? seen
       if (action === 'kick') {
         if (!member) throw badRequest(`${user.discord_username || user.email} is not in the Discord server`)
         await discord.kick(member.user.id, auditReason)

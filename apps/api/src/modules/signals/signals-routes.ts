@@ -29,6 +29,13 @@ const IdParams = z.object({ id: text().min(1).max(64) })
 /** Whether a query asks for the record from a date (computed per request) rather than as it stands. */
 const hasSince = (query: unknown) => typeof query === 'object' && query !== null && 'since' in query
 
+/** The ledger seq a reconnecting reader saw last (the SSE Last-Event-ID header), if it is one. */
+function lastEventId(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = headers['last-event-id']
+  if (typeof value !== 'string' || !/^\d{1,12}$/.test(value.trim())) return undefined
+  return Number(value.trim())
+}
+
 /** The signal room for members and its authors (admins and analysts). */
 export const signalRoutes: FastifyPluginAsyncZod<{
   signals: SignalsService
@@ -149,7 +156,7 @@ export const signalRoutes: FastifyPluginAsyncZod<{
         tags,
         security,
         summary:
-          'Live signals as server-sent events (event "signal", data a SignalEvent); send the token in the Authorization header',
+          'Live signals as server-sent events (event "signal", data a SignalEvent, id its ledger seq); send the token in the Authorization header, and Last-Event-ID on reconnecting to receive what was missed',
         produces: ['text/event-stream'],
         response: {
           200: z
@@ -172,7 +179,7 @@ export const signalRoutes: FastifyPluginAsyncZod<{
         // Proxies such as nginx must pass events through as they come.
         'x-accel-buffering': 'no',
       })
-      stream.add({ userId: user.id, sessionId, staff }, reply.raw)
+      stream.add({ userId: user.id, sessionId, staff, resumeAfter: lastEventId(request.headers) }, reply.raw)
     },
   )
 }

@@ -3,7 +3,10 @@ import { Button } from '../../components/ui/button'
 import { ConfirmButton, type RunAction } from './admin-ui'
 import { setMemberDisabled, setMemberRole } from './members-api'
 
-/** Promote or demote, disable or enable the account. An admin cannot demote or disable themself. */
+/**
+ * Grant or remove the analyst role (publishes and settles signals, nothing else), promote or demote,
+ * disable or enable the account. An admin cannot demote or disable themself. Every change is audited.
+ */
 export function AccountActions({
   user,
   name,
@@ -25,6 +28,22 @@ export function AccountActions({
     <div className="space-y-2">
       <h3 className="text-sm font-semibold text-slate-200">Account</h3>
       <div className="flex flex-wrap items-start gap-2">
+        {user.role === 'member' ? (
+          <ConfirmButton
+            label="Make analyst"
+            confirmLabel="Yes, make analyst"
+            question={`Let ${name} publish, settle and void signals? Analysts have no other admin powers.`}
+            onConfirm={role('analyst')}
+          />
+        ) : null}
+        {user.role === 'analyst' ? (
+          <ConfirmButton
+            label="Remove analyst role"
+            confirmLabel="Yes, remove"
+            question={`Stop ${name} from publishing and settling signals? They keep their membership.`}
+            onConfirm={role('member')}
+          />
+        ) : null}
         {user.role === 'admin' ? (
           <ConfirmButton
             label="Demote to member"

@@ -48,6 +48,14 @@ export function MemberSummary({
         </dd>
       </div>
       <div>
+        <dt className="text-slate-400">Discord link</dt>
+        <dd className={discord.verified ? 'text-emerald-300' : 'text-amber-300'}>
+          {discord.verified
+            ? `Verified · ${discord.verifiedUsername} · connected ${moment(discord.verifiedAt)}`
+            : 'Unverified · only the username they typed'}
+        </dd>
+      </div>
+      <div>
         <dt className="text-slate-400">Last Discord sync</dt>
         <dd className="text-white">{moment(discord.lastSyncedAt)}</dd>
       </div>

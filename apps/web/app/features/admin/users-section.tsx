@@ -22,6 +22,7 @@ export function UsersSection() {
           label: 'Role',
           options: [
             { value: 'member', label: 'Members' },
+            { value: 'analyst', label: 'Analysts' },
             { value: 'admin', label: 'Admins' },
           ],
         },
@@ -44,6 +45,10 @@ export function UsersSection() {
             <>
               {u.discordUsername || '—'}
               <span className="block text-xs text-slate-400">
+                <span className={u.discord.verified ? 'text-emerald-300' : 'text-amber-300'}>
+                  {u.discord.verified ? 'verified' : 'unverified'}
+                </span>
+                {' · '}
                 {words(u.discord.state)}
                 {u.discord.roleGranted ? ' · role' : ''}
               </span>

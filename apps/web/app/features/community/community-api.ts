@@ -1,4 +1,11 @@
-import { DiscordInviteSchema, DiscordStatusSchema } from '@edgeclub/shared'
+import {
+  type DiscordCallback,
+  DiscordConnectResultSchema,
+  DiscordConnectStartSchema,
+  DiscordDisconnectResultSchema,
+  DiscordInviteSchema,
+  DiscordStatusSchema,
+} from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from '../../lib/api-client'
 
@@ -21,4 +28,35 @@ export function useDiscordStatus() {
 /** POST /discord/create-invite, with no body: the server knows who is asking. */
 export function createInvite() {
   return apiRequest('/discord/create-invite', { method: 'POST', schema: DiscordInviteSchema })
+}
+
+/** POST /discord/connect: Discord's consent page for this member, with a fresh single-use state. */
+export function startDiscordConnect() {
+  return apiRequest('/discord/connect', { method: 'POST', schema: DiscordConnectStartSchema })
+}
+
+/** POST /discord/connect/callback: what Discord put on the redirect URI, for the server to finish. */
+export function completeDiscordConnect(callback: DiscordCallback) {
+  return apiRequest('/discord/connect/callback', {
+    method: 'POST',
+    body: callback,
+    schema: DiscordConnectResultSchema,
+  })
+}
+
+export function disconnectDiscord() {
+  return apiRequest('/discord/disconnect', { method: 'POST', schema: DiscordDisconnectResultSchema })
+}
+
+/** What the Connect Discord return page hands the Discord Access tab (navigation state). */
+export interface DiscordConnectNotice {
+  tone: 'success' | 'error'
+  text: string
+}
+
+export function discordNoticeOf(state: unknown): DiscordConnectNotice | null {
+  if (!state || typeof state !== 'object' || !('discordConnect' in state)) return null
+  const notice = (state as { discordConnect: unknown }).discordConnect as Partial<DiscordConnectNotice> | null
+  if (!notice || typeof notice.text !== 'string') return null
+  return { tone: notice.tone === 'success' ? 'success' : 'error', text: notice.text }
 }

@@ -1,11 +1,12 @@
 import type { DiscordInvite, DiscordLinkState } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import { Link } from 'react-router'
+import { Link, useLocation, useNavigate } from 'react-router'
 import { Button, buttonClasses } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
 import { isActive, useSubscriptionStatus } from '../../lib/subscription-status-api'
-import { communityKeys, createInvite, useDiscordStatus } from './community-api'
+import { communityKeys, createInvite, discordNoticeOf, useDiscordStatus } from './community-api'
+import { DiscordConnection } from './discord-connection'
 
 /** The copy notice lasts 3 seconds. */
 const COPY_NOTICE_MS = 3_000
@@ -19,11 +20,30 @@ const stateLabels: Record<DiscordLinkState, string> = {
   banned: 'Suspended',
 }
 
-/** The Discord Access tab: create an invite, show it with copy and join, create a new one. */
+/**
+ * The result of Connect Discord, handed over by the return page: kept on screen until the member
+ * leaves the tab, and taken out of the history entry so a reload does not show it again.
+ */
+function useConnectNotice() {
+  const location = useLocation()
+  const navigate = useNavigate()
+  const [notice] = useState(() => discordNoticeOf(location.state))
+  useEffect(() => {
+    if (discordNoticeOf(location.state))
+      navigate(`${location.pathname}${location.search}`, { replace: true, state: null })
+  }, [location.state, location.pathname, location.search, navigate])
+  return notice
+}
+
+/**
+ * The Discord Access tab: Connect Discord (when the server offers it), and the invite flow: create an
+ * invite, show it with copy and join, create a new one.
+ */
 export function DiscordTab() {
   const queryClient = useQueryClient()
   const subscription = useSubscriptionStatus()
   const status = useDiscordStatus()
+  const notice = useConnectNotice()
   const [invite, setInvite] = useState<DiscordInvite | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [creating, setCreating] = useState(false)
@@ -73,6 +93,20 @@ export function DiscordTab() {
 
   return (
     <div className="max-w-2xl space-y-6">
+      {notice ? <Alert tone={notice.tone}>{notice.text}</Alert> : null}
+      {status.data?.connectAvailable ? (
+        <section
+          aria-labelledby="discord-connect-heading"
+          className="rounded-2xl border border-slate-800 bg-slate-900/70 p-6"
+        >
+          <h2 id="discord-connect-heading" className="text-lg font-semibold text-white">
+            Your Discord account
+          </h2>
+          <div className="mt-3">
+            <DiscordConnection />
+          </div>
+        </section>
+      ) : null}
       <section
         aria-labelledby="discord-heading"
         className="rounded-2xl border border-slate-800 bg-slate-900/70 p-6"

@@ -64,13 +64,13 @@ export function Sidebar({
                 </Link>
               </li>
             ))}
-            {user?.role === 'admin' ? (
+            {user?.role === 'admin' || user?.role === 'analyst' ? (
               <li>
                 <Link
-                  to={paths.admin}
+                  to={user.role === 'admin' ? paths.admin : `${paths.admin}?section=signals`}
                   className="mt-4 block rounded-lg px-3 py-2 text-sm font-medium text-amber-200 hover:bg-slate-900"
                 >
-                  Admin console
+                  {user.role === 'admin' ? 'Admin console' : 'Publish signals'}
                 </Link>
               </li>
             ) : null}

@@ -1,6 +1,7 @@
 /** The dashboard's sidebar tabs, in order. The URL keeps the open tab (?tab=settings). */
 export const DASHBOARD_TABS = [
   { id: 'overview', label: 'Overview' },
+  { id: 'signals', label: 'Signals' },
   { id: 'subscription', label: 'Subscription' },
   { id: 'payments', label: 'Payment History' },
   { id: 'tip', label: 'Send Tip' },

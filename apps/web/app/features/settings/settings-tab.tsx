@@ -1,5 +1,5 @@
 import { authMessages, EmailSchema, NewPasswordSchema, paths, TRADING_INTERESTS } from '@edgeclub/shared'
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, type ReactNode, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert, Field, SelectInput, TextField } from '../../components/ui/field'
@@ -256,10 +256,14 @@ function DevicesPanel() {
   )
 }
 
-/** Settings: what members expect to manage themselves (profile, email, password, devices). */
-export function SettingsTab() {
+/**
+ * Settings: what members expect to manage themselves (profile, email, password, devices). Other
+ * features' panels (the connected Discord account) come in through `panels`, composed by the route.
+ */
+export function SettingsTab({ panels }: { panels?: ReactNode } = {}) {
   return (
     <div className="grid gap-6 xl:grid-cols-2">
+      {panels}
       <Panel title="Profile" description="Your name, Discord username and email preferences.">
         <ProfileForm />
       </Panel>
