@@ -126,9 +126,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
         response: { 200: envelope(PublicUserSchema) },
       },
     },
-    async (request) => {
-      return ok(toPublicUser(authOf(request).user))
-    },
+    async (request) => ok(await auth.profile(authOf(request).user.id)),
   )
 
   app.put(

@@ -218,6 +218,16 @@ export function createAuthService(deps: {
       return user ? { user, sessionId: claims.sessionId } : null
     },
 
+    /**
+     * The signed-in user as stored now: read from the database, not from the session cache, so the
+     * profile is never older than its row and, like every other read, needs the database.
+     */
+    async profile(userId: string): Promise<PublicUser> {
+      const row = await repo.findUserById(userId)
+      if (!row || row.disabled_at) throw unauthorized(authMessages.sessionExpired)
+      return toPublicUser(row)
+    },
+
     async logout(auth: AuthContext): Promise<void> {
       await repo.revokeSession(auth.sessionId, 'logout', clock.now())
       sessions.forgetUser(auth.user.id)
