@@ -16,7 +16,7 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { envelope, MessageEnvelopeSchema, ok } from '../../lib/envelope'
 import { authOf } from '../../plugins/auth'
-import { type AuthService, type ClientMeta, toPublicUser } from './auth-service'
+import type { AuthService, ClientMeta } from './auth-service'
 
 const SessionResponse = envelope(AuthSessionSchema)
 
