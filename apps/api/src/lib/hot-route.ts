@@ -50,6 +50,8 @@ function sharedQuietLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
 export const HOT_ROUTE = {
   config: { rateLimit: false },
   compress: false,
+  // A GET has no body to inflate: no request-decompression hook either.
+  decompress: false,
   logLevel: 'warn',
   childLoggerFactory: sharedQuietLogger,
   onResponse: sampledRequestLog,
