@@ -18,6 +18,7 @@ import { trustProxyOption } from './lib/trust-proxy'
 import { adminRoutes } from './modules/admin/admin-routes'
 import { ensureAdmin } from './modules/auth/admin-accounts'
 import { authRoutes } from './modules/auth/auth-routes'
+import { AUTH_CHANNEL } from './modules/auth/session-cache'
 import { clientConfigRoutes } from './modules/client-config/client-config-routes'
 import { communityRoutes } from './modules/community/community-routes'
 import { discordConnectRoutes } from './modules/community/discord-connect-routes'
@@ -52,6 +53,8 @@ export interface BuildOptions {
   clock?: Clock
   /** An open database to use instead of the one the config names (tests). */
   database?: Database
+  /** Close `database` with the app (the server opened it early, for the app); tests keep theirs. */
+  closeDatabase?: boolean
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
 }
@@ -147,7 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     await jobs.stop()
     mailer.close()
-    if (!options.database) await database.close()
+    if (!options.database || options.closeDatabase) await database.close()
   })
 
   const clock = options.clock ?? systemClock
@@ -166,9 +169,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services.signalStream.wake()
   })
   services.signalStream.start()
+  // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs).
+  const stopAuthListening = await database.listen(AUTH_CHANNEL, services.sessions.heard)
   app.addHook('preClose', async () => {
     services.signalStream.stop()
     await stopListening()
+    await stopAuthListening()
   })
   if (config.admin) {
     const outcome = await ensureAdmin(

@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildApp } from './app'
 import { ConfigError, loadConfig } from './config'
+import { type Database, openDatabase } from './db/database'
 
 /** Entry point: configuration, the app (migrated database, jobs), listen, graceful shutdown. */
 
@@ -12,7 +12,15 @@ const webRoot = fs.existsSync(builtWeb) ? builtWeb : undefined
 
 async function main() {
   const config = loadConfig(process.env, { webRoot })
-  const app = await buildApp(config)
+  // The embedded database's files are copied and its WebAssembly compiled (both off the main thread)
+  // while the app's modules load, instead of after.
+  let database: Promise<Database> | undefined
+  if (!config.databaseUrl) {
+    database = openDatabase({ pgliteDir: config.dataDir })
+    database.catch(() => {})
+  }
+  const { buildApp } = await import('./app')
+  const app = await buildApp(config, database ? { database: await database, closeDatabase: true } : {})
 
   let stopping = false
   const stop = async (signal: string) => {

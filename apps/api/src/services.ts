@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config'
 import type { Database } from './db/database'
+import { createTallies } from './db/tallies'
 import { btcpaySettings, createBtcpayClient } from './integrations/btcpay/btcpay-client'
 import { createDiscordClient } from './integrations/discord/discord-client'
 import { createDiscordOAuth } from './integrations/discord/discord-oauth'
@@ -16,6 +17,7 @@ import { createAudit } from './modules/admin/audit'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { createAuthRepository } from './modules/auth/auth-repository'
 import { createAuthService } from './modules/auth/auth-service'
+import { createSessionCache } from './modules/auth/session-cache'
 import { createCommunityRepository } from './modules/community/community-repository'
 import { createCommunityService } from './modules/community/community-service'
 import { createDiscordConnectRepository } from './modules/community/discord-connect-repository'
@@ -71,7 +73,10 @@ export function createServices(infra: Infrastructure) {
   const paymentsRepo = createPaymentsRepository(db)
   const subscriptionsRepo = createSubscriptionsRepository(db)
 
+  // Live sessions' users in memory for a few seconds, forgotten on every change (see session-cache.ts).
+  const sessions = createSessionCache()
   const auth = createAuthService({
+    sessions,
     repo: authRepo,
     accessTokens: createAccessTokens(infra.jwtSecret, () => clock.now()),
     email,
@@ -234,6 +239,7 @@ export function createServices(infra: Infrastructure) {
     reconciliation,
     jobs,
     clock,
+    sessions,
   })
   const market = createMarketService({
     fetchPrices: () => fetchPrices(config.priceFeedUrl, { timeoutMs: config.limits.priceFeedTimeoutMs }),
@@ -258,8 +264,10 @@ export function createServices(infra: Infrastructure) {
   return {
     jobs,
     clock,
+    tallies: createTallies(db),
     authRepo,
     paymentsRepo,
+    sessions,
     auth,
     plans,
     plansAdmin,

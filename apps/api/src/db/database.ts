@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
+import { copyPgliteTemplate } from './pglite-template'
 import type { DB } from './types'
 
 export type DatabaseKind = 'pglite' | 'postgres'
@@ -30,6 +32,8 @@ export interface Database {
   withoutTimeouts<T>(work: (db: Kysely<DB>) => Promise<T>): Promise<T>
   /** The embedded database's data directory as a tarball (a backup, or a test template). */
   snapshot?(): Promise<Blob>
+  /** The same, gzipped, taken by a caller that already holds the connection. */
+  dump?(): Promise<Blob>
   close(): Promise<void>
 }
 
@@ -47,9 +51,10 @@ export type DatabaseOptions =
   | { databaseUrl: string; timeouts?: DatabaseTimeouts; onError?: (error: Error) => void }
   /**
    * A directory for the embedded database, or null for one that lives in memory; `snapshot` starts
-   * it from a dumped data directory instead of running initdb (seconds faster).
+   * it from a dumped data directory instead of running initdb (seconds faster). A new directory
+   * starts from the built template (db/pglite-template.ts) when there is one, unless `template: false`.
    */
-  | { pgliteDir: string | null; snapshot?: Blob }
+  | { pgliteDir: string | null; snapshot?: Blob; template?: boolean }
 
 // int8 (count(*), sums) as JS numbers: our counts and minor-unit sums stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
@@ -57,7 +62,7 @@ pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if ('databaseUrl' in options)
     return openPostgres(options.databaseUrl, options.timeouts ?? DEFAULT_TIMEOUTS, options.onError)
-  return openPglite(options.pgliteDir, options.snapshot)
+  return openPglite(options.pgliteDir, options.snapshot, options.template ?? true)
 }
 
 /** SQLSTATE classes and socket errors that mean "the database is not there", not "the query is wrong". */
@@ -115,6 +120,8 @@ function resilientPool(
     max: settings.max,
     keepAlive: true,
     idleTimeoutMillis: 30_000,
+    // Every statement of this app is short: compiling one (JIT) costs more than it could save.
+    options: '-c jit=off',
     ...(timeouts
       ? {
           connectionTimeoutMillis: timeouts.connectMs,
@@ -271,18 +278,36 @@ async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void>
   }
 }
 
-async function openPglite(dir: string | null, snapshot: Blob | undefined): Promise<Database> {
+/**
+ * The embedded database's buffer cache. PostgreSQL's 128 MB default is resident memory of this very
+ * process; an embedded database is small, and the operating system caches its files anyway.
+ */
+const PGLITE_SHARED_BUFFERS = '16MB'
+
+async function openPglite(
+  dir: string | null,
+  snapshot: Blob | undefined,
+  useTemplate: boolean,
+): Promise<Database> {
   let dataDir: string | undefined
   if (dir) {
     dataDir = path.join(dir, 'pglite')
-    await fs.mkdir(dataDir, { recursive: true })
+    const fresh = !(await fs.stat(path.join(dataDir, 'PG_VERSION')).catch(() => undefined))
+    // A new database from the built template instead of initdb (seconds, and a second instance's
+    // memory): only into a directory that is empty, so nothing of an operator's is ever overwritten.
+    const empty = (await fs.readdir(dataDir).catch(() => [])).length === 0
+    if (!(fresh && empty && !snapshot && useTemplate && (await copyPgliteTemplate(dataDir))))
+      await fs.mkdir(dataDir, { recursive: true })
   }
   // int8 as JS numbers, as on PostgreSQL above.
   const parsers = { 20: (value: string) => Number.parseInt(value, 10) }
   const pglite = await PGlite.create({
     parsers,
+    // Trigram indexes serve the admin's substring search (the extension ships with PGlite).
+    extensions: { pg_trgm },
     ...(dataDir ? { dataDir } : {}),
     ...(snapshot ? { loadDataDir: snapshot } : {}),
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   })
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
 
@@ -319,6 +344,7 @@ async function openPglite(dir: string | null, snapshot: Blob | undefined): Promi
     },
     withoutTimeouts: (work) => work(db),
     snapshot: () => db.connection().execute(() => pglite.dumpDataDir('none')),
+    dump: () => pglite.dumpDataDir('gzip'),
     close: async () => {
       closed = true
       await db.destroy()

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { type Kysely, type Migration, Migrator } from 'kysely'
 import * as plansAndContact from './migrations/2026-11-22-01-plans-and-contact'
 import * as accounts from './migrations/2026-11-22-02-accounts'
@@ -6,6 +7,7 @@ import * as adminAndCommunity from './migrations/2026-11-22-04-admin-and-communi
 import * as crypto from './migrations/2026-11-22-05-crypto'
 import * as outbox from './migrations/2026-11-23-01-outbox'
 import * as discordOauth from './migrations/2026-11-24-01-discord-oauth'
+import * as performance from './migrations/2026-11-24-02-performance'
 import * as signals from './migrations/2026-11-24-03-signals'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
@@ -17,7 +19,20 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-05-crypto': crypto,
   '2026-11-23-01-outbox': outbox,
   '2026-11-24-01-discord-oauth': discordOauth,
+  '2026-11-24-02-performance': performance,
   '2026-11-24-03-signals': signals,
+}
+
+/**
+ * What a database built from these migrations contains: their names and their code (a migration
+ * edited before it was released changes it too).
+ */
+export const MIGRATIONS_FINGERPRINT = Object.entries(migrations).map(
+  ([name, migration]) => `${name}:${hash(migration.up.toString())}`,
+)
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12)
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

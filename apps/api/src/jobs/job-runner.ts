@@ -44,6 +44,8 @@ export interface JobData {
   /** One ledger entry's delivery: the Discord post, and for a publication the member emails. */
   'signals.deliver': { seq: number }
   'signals.settle-prices': Record<string, never>
+  /** Folds changed members into the access rollups and compacts the tallies (analytics, list totals). */
+  'rollups.settle': Record<string, never>
 }
 export type QueueName = keyof JobData
 
@@ -86,6 +88,7 @@ export const QUEUE_POLICIES: Record<QueueName, QueuePolicy> = {
   'discord.sync-all': sweep,
   'discord.release': { retryLimit: 10, retryDelay: 5, batchSize: 10, concurrency: 2, expireInSeconds: 60 },
   'subscriptions.expire': sweep,
+  'rollups.settle': sweep,
   'payments.reconcile': { ...sweep, expireInSeconds: 1800 },
   'payments.sweep': { ...sweep, expireInSeconds: 3600 },
   'payments.close-other-rail': {

@@ -9,6 +9,7 @@ import { expiryWorker } from './expiry-worker'
 import type { Jobs } from './job-runner'
 import { passwordResetWorker } from './password-reset-worker'
 import { reconciliationWorker, sweepWorker } from './reconciliation-worker'
+import { rollupsWorker } from './rollups-worker'
 import { signalsDeliveryWorker } from './signals-delivery-worker'
 import { signalsSettlementWorker } from './signals-settlement-worker'
 import { stripeCancelWorker } from './stripe-cancel-worker'
@@ -38,6 +39,8 @@ export async function registerWorkers(
 
   await jobs.work('subscriptions.expire', expiryWorker({ subscriptions: services.subscriptions, log }))
   await jobs.schedule('subscriptions.expire', '* * * * *')
+  await jobs.work('rollups.settle', rollupsWorker({ tallies: services.tallies }))
+  await jobs.schedule('rollups.settle', '*/5 * * * *')
 
   await jobs.work(
     'payments.close-other-rail',

@@ -2,3 +2,18 @@
 export function pages(page: number, limit: number, total: number) {
   return { page, limit, total, pages: Math.ceil(total / limit) }
 }
+
+/**
+ * The total of a list, counted only when the page cannot tell it: a page with rows but fewer than
+ * the limit is the last one, and an empty first page means none. Otherwise `count()` answers.
+ */
+export async function totalOf(
+  page: number,
+  limit: number,
+  rowsOnPage: number,
+  count: () => Promise<number>,
+): Promise<number> {
+  if (rowsOnPage > 0 && rowsOnPage < limit) return (page - 1) * limit + rowsOnPage
+  if (rowsOnPage === 0 && page === 1) return 0
+  return count()
+}

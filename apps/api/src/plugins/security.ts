@@ -1,3 +1,4 @@
+import zlib from 'node:zlib'
 import { API_BASE } from '@edgeclub/shared'
 import compress from '@fastify/compress'
 import rateLimit from '@fastify/rate-limit'
@@ -93,7 +94,22 @@ export default fp(
       reply.headers(headers)
       done()
     })
-    await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] })
+    const compression = { threshold: 1024, encodings: ['br', 'gzip'] as ('br' | 'gzip')[] }
+    // API answers are made per request: brotli at quality 1 compresses a few KB of JSON about as well
+    // as at 4 (the default, kept for pages) in a quarter of the time. Set before the plugin reads it.
+    app.addHook('onRoute', (route) => {
+      if (route.url.startsWith(API_BASE) && route.compress === undefined)
+        route.compress = {
+          ...compression,
+          brotliOptions: {
+            params: {
+              [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+              [zlib.constants.BROTLI_PARAM_QUALITY]: 1,
+            },
+          },
+        }
+    })
+    await app.register(compress, { global: true, ...compression })
     await app.register(rateLimit, {
       global: true,
       max: config.limits.globalPerMinute,

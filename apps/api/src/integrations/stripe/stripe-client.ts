@@ -1,4 +1,7 @@
-import Stripe from 'stripe'
+import { createRequire } from 'node:module'
+import type Stripe from 'stripe'
+
+const require = createRequire(import.meta.url)
 
 /**
  * The official Stripe SDK, pointed at api.stripe.com or (STRIPE_API_BASE) at another base such as
@@ -9,8 +12,10 @@ export function createStripe(options: {
   apiBase: string | undefined
 }): Stripe | undefined {
   if (!options.secretKey) return undefined
+  // Loaded only when Stripe is configured: the SDK is a large part of the server's start-up otherwise.
+  const StripeSdk = require('stripe') as typeof Stripe
   const base = options.apiBase ? new URL(options.apiBase) : undefined
-  return new Stripe(options.secretKey, {
+  return new StripeSdk(options.secretKey, {
     maxNetworkRetries: 2,
     timeout: 20_000,
     appInfo: { name: 'EdgeClub' },

@@ -1,7 +1,17 @@
 import type { UserRole } from '@edgeclub/shared'
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely'
+import { createTallies, termMatch, utcDay } from '../../db/tallies'
 import type { DB } from '../../db/types'
-import { hasAccessAt, hasAccessSql } from '../subscriptions/access-rule'
+import { totalOf } from '../../lib/pagination'
+import { hasAccessAt } from '../subscriptions/access-rule'
+
+/**
+ * What the member search looks in: email, name and Discord username joined by a character no search
+ * term can hold, so a match lies inside one of them. Written exactly as the users_search_trgm index.
+ */
+const MEMBER_SEARCH_TEXT = sql.raw(
+  `lower(users.email || chr(31) || users.first_name || ' ' || users.last_name || chr(31) || users.discord_username)`,
+)
 
 const USER_SORTS = {
   createdAt: ['users.created_at'],
@@ -11,6 +21,7 @@ const USER_SORTS = {
 
 /** Queries behind the admin console's member list and analytics. */
 export function createAdminRepository(db: Kysely<DB>) {
+  const tallied = createTallies(db)
   /** Whether the user of the row has access at `now`, by the access ledger's one rule. */
   const hasAccess = (eb: ExpressionBuilder<DB, 'users'>, now: Date) =>
     eb.exists(
@@ -22,6 +33,12 @@ export function createAdminRepository(db: Kysely<DB>) {
     )
 
   return {
+    /**
+     * One page of members. The page's ids come from an index alone (each sort has an index ending in
+     * the id), then only those rows are read: page 200 costs what page 1 does. A search matches email,
+     * name and Discord username by trigram index, or the plan named exactly. The total comes from
+     * the maintained tallies unless a search or the page itself says otherwise.
+     */
     async listUsers(query: {
       page: number
       limit: number
@@ -31,32 +48,85 @@ export function createAdminRepository(db: Kysely<DB>) {
       role?: UserRole
       now: Date
     }) {
-      let base = db.selectFrom('users')
-      if (query.role) base = base.where('users.role', '=', query.role)
+      let matching = db.selectFrom('users')
+      if (query.role) matching = matching.where('users.role', '=', query.role)
+      const roleOnly = matching
+      let countMatching: (() => Promise<number>) | undefined
       if (query.search) {
         const term = query.search.toLowerCase()
         const contains = `%${term}%`
-        base = base.where((eb) =>
-          eb.or([
-            eb(sql`lower(users.email)`, 'like', contains),
-            eb(sql`lower(users.first_name || ' ' || users.last_name)`, 'like', contains),
-            eb(sql`lower(users.discord_username)`, 'like', contains),
-            eb(
-              'users.id',
-              'in',
-              eb
-                .selectFrom('subscriptions')
-                .select('subscriptions.user_id')
-                .where(
-                  'subscriptions.plan_id',
-                  'in',
-                  eb.selectFrom('plans').select('id').where(sql`lower(name)`, '=', term),
+        // Email, name or Discord username contains the term: one trigram index serves the three.
+        const inText = sql<boolean>`${MEMBER_SEARCH_TEXT} like ${contains}`
+        // The plans the term names are looked up first, so the planner sees which (and how many).
+        const { planIds } = await termMatch(db, term, { statuses: [] })
+        // Counted per way of matching, so each uses its own index: the members holding a named plan
+        // (distinct, from the plan's index alone), then those found by text who hold none of them.
+        countMatching = async () => {
+          const count = async (qb: SelectQueryBuilder<DB, 'users', object>) =>
+            Number(
+              (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+            )
+          if (planIds.length === 0) return count(roleOnly.where(inText))
+          const holders = db
+            .selectFrom('subscriptions')
+            .select('subscriptions.user_id')
+            .where('subscriptions.plan_id', 'in', planIds)
+          // Distinct members from the plan's (plan_id, user_id) index, already in member order.
+          const distinctHolders = async () =>
+            Number(
+              (
+                await db
+                  .selectFrom(holders.distinct().as('holders'))
+                  .select((eb) => eb.fn.countAll<number>().as('count'))
+                  .executeTakeFirstOrThrow()
+              ).count,
+            )
+          const [byPlan, byTextOnly] = await Promise.all([
+            query.role ? count(roleOnly.where('users.id', 'in', holders)) : distinctHolders(),
+            // The few found by text: each checked for a named plan through its own subscriptions.
+            count(
+              roleOnly
+                .where(inText)
+                .where(({ not, exists, selectFrom }) =>
+                  not(
+                    exists(
+                      selectFrom('subscriptions')
+                        .select('subscriptions.id')
+                        .whereRef('subscriptions.user_id', '=', 'users.id')
+                        .where('subscriptions.plan_id', 'in', planIds),
+                    ),
+                  ),
                 ),
             ),
-          ]),
-        )
+          ])
+          return byPlan + byTextOnly
+        }
+        matching =
+          planIds.length === 0
+            ? matching.where(inText)
+            : matching.where((eb) =>
+                eb.or([
+                  inText,
+                  eb(
+                    'users.id',
+                    'in',
+                    db
+                      .selectFrom('subscriptions')
+                      .select('subscriptions.user_id')
+                      .where('subscriptions.plan_id', 'in', planIds),
+                  ),
+                ]),
+              )
       }
-      let ordered = base
+      let pageIds = matching.select('users.id')
+      for (const column of USER_SORTS[query.sortBy]) pageIds = pageIds.orderBy(column, query.sortOrder)
+      pageIds = pageIds
+        .orderBy('users.id', query.sortOrder)
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+      let ordered = db
+        .selectFrom(pageIds.as('page'))
+        .innerJoin('users', 'users.id', 'page.id')
         .leftJoin('discord_links', 'discord_links.user_id', 'users.id')
         .leftJoin('discord_connections', (join) =>
           join
@@ -71,15 +141,11 @@ export function createAdminRepository(db: Kysely<DB>) {
         ])
         .select((eb) => hasAccess(eb, query.now).as('has_access'))
       for (const column of USER_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
-      const [rows, total] = await Promise.all([
-        ordered
-          .orderBy('users.id', query.sortOrder)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      ])
-      return { rows, total: Number(total.count) }
+      const rows = await ordered.orderBy('users.id', query.sortOrder).execute()
+      const total = await totalOf(query.page, query.limit, rows.length, () =>
+        countMatching ? countMatching() : tallied.users(query.role),
+      )
+      return { rows, total }
     },
 
     findUserWithLink(id: string, now: Date) {
@@ -107,63 +173,88 @@ export function createAdminRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
-    /** The console's analytics, in one round of queries. USD amounts in minor units. */
+    /**
+     * The console's analytics from the rollups, never a scan of payments or subscriptions. USD amounts
+     * in minor units. Counts "as of now" add up whole UTC days from the histograms, then look at the
+     * rows of the day `now` falls in (and the first day of a window) one by one, so they are exact.
+     */
     async analytics(now: Date) {
+      await tallied.settleAccess()
+      const { date: today, start: todayStart, next: tomorrowStart } = utcDay(now)
       const since30 = new Date(now.getTime() - 30 * 24 * 3600 * 1000)
+      const { date: since30Day, next: since30DayEnd } = utcDay(since30)
       const yearAgo = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1))
+      const sumOf = (rows: { n: number | string | null }[]) => Number(rows[0]?.n ?? 0)
+
       const [active, mrr, revenue, newMembers, cancellations, planMix, tips] = await Promise.all([
-        sql<{ n: number }>`select count(distinct subscriptions.user_id)::int as n from subscriptions
-          where ${hasAccessSql(now)}`.execute(db),
+        sql<{
+          n: number
+        }>`select (select coalesce(sum(n), 0) from access_days where plan_id is null and day > ${today}::date)
+            + (select count(*) from member_access where until > ${now} and until < ${tomorrowStart}) as n`.execute(
+          db,
+        ),
         // Monthly recurring revenue: renewing card subscriptions, each plan price brought to a month.
-        sql<{ minor: number }>`select coalesce(sum(
+        sql<{ minor: number }>`with renewing as (
+            select plan_id, sum(n) as n from (
+              select plan_id, n from subscription_tallies where metric = 'renew' and day > ${today}::date
+              union all
+              select plan_id, count(*) from subscriptions
+              where status = 'active' and end_date > ${now} and end_date < ${tomorrowStart}
+                and provider = 'stripe' and not cancel_at_period_end
+              group by plan_id) r
+            group by plan_id)
+          select coalesce(sum(r.n *
             case p.interval
               when 'week' then p.price_minor * 52.0 / 12 / p.interval_count
               when 'month' then p.price_minor * 1.0 / p.interval_count
               when 'year' then p.price_minor / 12.0 / p.interval_count
               else 0 end), 0)::float8 as minor
-          from subscriptions s join plans p on p.id = s.plan_id
-          where s.provider = 'stripe' and s.status = 'active' and not s.cancel_at_period_end
-            and s.end_date > ${now} and p.currency = 'USD'`.execute(db),
+          from renewing r join plans p on p.id = r.plan_id where p.currency = 'USD'`.execute(db),
         sql<{
           month: string
           minor: number
-        }>`select to_char(date_trunc('month', completed_at), 'YYYY-MM') as month,
-            sum(amount_minor - amount_refunded_minor)::int8 as minor
-          from payments
-          where status in ('completed', 'partially_refunded') and currency = 'USD' and completed_at >= ${yearAgo}
-          group by 1 order by 1`.execute(db),
+        }>`select to_char(month, 'YYYY-MM') as month, sum(net_minor)::int8 as minor
+          from payment_tallies
+          where status in ('completed', 'partially_refunded') and currency = 'USD' and month >= ${yearAgo}::date
+          group by 1 having sum(n) <> 0 order by 1`.execute(db),
         // New members: people whose first access began in the last 30 days.
-        sql<{ n: number }>`select count(*)::int as n from (
-            select user_id, min(start_date) as first_start from subscriptions group by user_id) f
-          where f.first_start >= ${since30} and f.first_start <= ${now}`.execute(db),
-        sql<{ n: number }>`select count(*)::int as n from subscriptions
-          where (cancelled_at >= ${since30} and cancelled_at <= ${now})
-             or (cancelled_at is null and status in ('expired', 'cancelled') and ended_at >= ${since30} and ended_at <= ${now})`.execute(
+        sql<{ n: number }>`select
+            (select coalesce(sum(n), 0) from first_start_days where day > ${since30Day}::date and day < ${today}::date)
+            + (select count(*) from member_access where first_start >= ${since30} and first_start < ${since30DayEnd})
+            + (select count(*) from member_access where first_start >= ${todayStart} and first_start <= ${now}) as n`.execute(
           db,
         ),
-        sql<{
-          plan_id: string
-          name: string
-          slug: string
-          n: number
-        }>`select p.id as plan_id, p.name, p.slug, count(distinct subscriptions.user_id)::int as n
-          from subscriptions join plans p on p.id = subscriptions.plan_id
-          where ${hasAccessSql(now)}
-          group by p.id, p.name, p.slug order by n desc, p.name`.execute(db),
+        sql<{ n: number }>`select
+            (select coalesce(sum(n), 0) from subscription_tallies
+              where metric = 'churn' and day > ${since30Day}::date and day < ${today}::date)
+            + (select count(*) from subscriptions where subscription_churned_at(status, cancelled_at, ended_at) >= ${since30}
+                and subscription_churned_at(status, cancelled_at, ended_at) < ${since30DayEnd})
+            + (select count(*) from subscriptions where subscription_churned_at(status, cancelled_at, ended_at) >= ${todayStart}
+                and subscription_churned_at(status, cancelled_at, ended_at) <= ${now}) as n`.execute(db),
+        sql<{ plan_id: string; name: string; slug: string; n: number }>`with holding as (
+            select plan_id, sum(n) as n from (
+              select plan_id, n from access_days where plan_id is not null and day > ${today}::date
+              union all
+              select plan_id, count(*) from member_plan_access
+              where until > ${now} and until < ${tomorrowStart} group by plan_id) h
+            group by plan_id)
+          select p.id as plan_id, p.name, p.slug, h.n::int as n
+          from holding h join plans p on p.id = h.plan_id where h.n > 0
+          order by h.n desc, p.name`.execute(db),
         sql<{
           currency: string
           minor: number
           n: number
-        }>`select currency, sum(amount_minor - amount_refunded_minor)::int8 as minor, count(*)::int as n
-          from payments where kind = 'tip' and status in ('completed', 'partially_refunded')
-          group by currency order by currency`.execute(db),
+        }>`select currency, sum(net_minor)::int8 as minor, sum(n)::int as n
+          from payment_tallies where kind = 'tip' and status in ('completed', 'partially_refunded')
+          group by currency having sum(n) <> 0 order by currency`.execute(db),
       ])
       return {
-        activeMembers: Number(active.rows[0]?.n ?? 0),
+        activeMembers: sumOf(active.rows),
         mrrMinor: Math.round(Number(mrr.rows[0]?.minor ?? 0)),
         revenue: revenue.rows.map((row) => ({ month: row.month, minor: Number(row.minor) })),
-        newMembers: Number(newMembers.rows[0]?.n ?? 0),
-        cancellations: Number(cancellations.rows[0]?.n ?? 0),
+        newMembers: sumOf(newMembers.rows),
+        cancellations: sumOf(cancellations.rows),
         planMix: planMix.rows.map((row) => ({
           planId: row.plan_id,
           name: row.name,

@@ -13,6 +13,7 @@ import { isUuid } from '../../lib/ids'
 import { pages } from '../../lib/pagination'
 import type { AuthRepository } from '../auth/auth-repository'
 import { toPublicUser } from '../auth/auth-service'
+import type { SessionCache } from '../auth/session-cache'
 import type { CardCheckoutService } from '../payments/card/card-checkout-service'
 import { toPaymentView } from '../payments/ledger/payment-views'
 import type { PaymentListQuery, PaymentsRepository } from '../payments/ledger/payments-repository'
@@ -48,6 +49,8 @@ export function createAdminService(deps: {
   reconciliation: Pick<Reconciliation, 'sweep'>
   jobs: Jobs
   clock: Clock
+  /** Signed-in users kept in memory: a changed role or a disabled account counts on the next request. */
+  sessions: Pick<SessionCache, 'forgetUser'>
 }) {
   const { clock } = deps
 
@@ -156,6 +159,7 @@ export function createAdminService(deps: {
       const user = await userOrThrow(userId)
       if (user.id === actor.id && role !== 'admin') throw badRequest('You cannot remove your own admin role')
       const updated = await deps.users.updateUser(user.id, { role, updated_at: clock.now() })
+      deps.sessions.forgetUser(user.id)
       return toPublicUser(updated ?? user)
     },
 
@@ -168,6 +172,7 @@ export function createAdminService(deps: {
         await deps.users.updateUser(user.id, { disabled_at: disabled ? now : null, updated_at: now }, trx)
         if (disabled) await deps.users.revokeUserSessions(user.id, 'disabled-by-admin', now, trx)
       })
+      deps.sessions.forgetUser(user.id)
       return { disabled }
     },
 

@@ -2,7 +2,7 @@ import type { AuditPage } from '@edgeclub/shared'
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { DB } from '../../db/types'
-import { pages } from '../../lib/pagination'
+import { pages, totalOf } from '../../lib/pagination'
 
 export interface AuditEntry {
   actor: { id: string; email: string } | null
@@ -49,16 +49,25 @@ export function createAudit(db: Kysely<DB>) {
           ]),
         )
       }
-      const [rows, total] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      ])
+      // The page's ids from the (created_at, id) index alone, then only its rows: deep pages stay cheap.
+      const pageIds = base
+        .select('id')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+      const rows = await db
+        .selectFrom(pageIds.as('page'))
+        .innerJoin('audit_log', 'audit_log.id', 'page.id')
+        .selectAll('audit_log')
+        .orderBy('audit_log.created_at', 'desc')
+        .orderBy('audit_log.id', 'desc')
+        .execute()
+      const total = await totalOf(query.page, query.limit, rows.length, async () =>
+        Number(
+          (await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        ),
+      )
       return {
         items: rows.map((row) => ({
           id: row.id,
@@ -70,7 +79,7 @@ export function createAudit(db: Kysely<DB>) {
           details: row.details,
           createdAt: new Date(row.created_at).toISOString(),
         })),
-        pagination: pages(query.page, query.limit, Number(total.count)),
+        pagination: pages(query.page, query.limit, total),
       }
     },
   }

@@ -16,7 +16,7 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { envelope, MessageEnvelopeSchema, ok } from '../../lib/envelope'
 import { authOf } from '../../plugins/auth'
-import { type AuthService, type ClientMeta, toPublicUser } from './auth-service'
+import type { AuthService, ClientMeta } from './auth-service'
 
 const SessionResponse = envelope(AuthSessionSchema)
 
@@ -93,7 +93,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) => {
-      await auth.logout(authOf(request).sessionId)
+      await auth.logout(authOf(request))
       return { success: true as const, message: 'Signed out' }
     },
   )
@@ -126,9 +126,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
         response: { 200: envelope(PublicUserSchema) },
       },
     },
-    async (request) => {
-      return ok(toPublicUser(authOf(request).user))
-    },
+    async (request) => ok(await auth.profile(authOf(request).user.id)),
   )
 
   app.put(

@@ -13,6 +13,7 @@ import { passwordChangedEmail, resetEmail, welcomeEmail } from './auth-emails'
 import type { AuthRepository } from './auth-repository'
 import { isCommonPassword } from './common-passwords'
 import { hashPassword, needsRehash, timingDummyHash, verifyPassword } from './passwords'
+import type { SessionCache } from './session-cache'
 
 export const REMEMBER_ME_TTL = 30 * DAY
 export const SESSION_TTL = DAY
@@ -72,8 +73,10 @@ export function createAuthService(deps: {
   resetLinkSecret: string
   /** Keys the hash that stands for an email address in security events when no account is known. */
   emailLogKey: string
+  /** The live sessions' users kept in memory; forgotten here after every change this service commits. */
+  sessions: SessionCache
 }) {
-  const { repo, clock } = deps
+  const { repo, clock, sessions } = deps
   const resetToken = (resetId: string) =>
     createHmac('sha256', deps.resetLinkSecret).update(`password-reset:${resetId}`).digest('base64url')
 
@@ -155,6 +158,7 @@ export function createAuthService(deps: {
       if (needsRehash(user.password_hash)) {
         current =
           (await repo.updateUser(user.id, { password_hash: await hashPassword(input.password) })) ?? user
+        sessions.forgetUser(user.id)
       }
       const tokens = await issueSession(current, input.rememberMe ?? false, meta)
       securityEvent(meta, 'auth.login.succeeded', { userId: current.id })
@@ -186,8 +190,10 @@ export function createAuthService(deps: {
         return { kind: 'rotated' as const, userId: row.user_id, sessionId: row.session_id }
       })
       // A spent token presented again was copied: the whole session is revoked.
-      if (outcome.kind === 'reused')
+      if (outcome.kind === 'reused') {
+        sessions.forgetUser(outcome.userId)
         securityEvent(origin, 'auth.refresh.reused', { userId: outcome.userId, sessionId: outcome.sessionId })
+      }
       if (outcome.kind !== 'rotated') throw unauthorized(authMessages.sessionExpired)
       const user = await repo.findUserById(outcome.userId)
       if (!user) throw unauthorized(authMessages.sessionExpired)
@@ -199,18 +205,38 @@ export function createAuthService(deps: {
       return { accessToken, refreshToken: next }
     },
 
-    /** The signed-in user behind an access token, or null. Checked against the session on every call. */
+    /**
+     * The signed-in user behind an access token, or null. Checked against the session on every call
+     * (through the session cache, which forgets a session the moment it or its user changes).
+     */
     async authenticate(accessToken: string): Promise<AuthContext | null> {
       const claims = await deps.accessTokens.verify(accessToken)
       if (!claims) return null
-      const user = await repo.findActiveSessionUser(claims.sessionId, claims.userId)
+      const user = await sessions.get(claims.sessionId, claims.userId, () =>
+        repo.findActiveSessionUser(claims.sessionId, claims.userId),
+      )
       return user ? { user, sessionId: claims.sessionId } : null
     },
 
-    logout: (sessionId: string) => repo.revokeSession(sessionId, 'logout', clock.now()).then(() => undefined),
+    /**
+     * The signed-in user as stored now: read from the database, not from the session cache, so the
+     * profile is never older than its row and, like every other read, needs the database.
+     */
+    async profile(userId: string): Promise<PublicUser> {
+      const row = await repo.findUserById(userId)
+      if (!row || row.disabled_at) throw unauthorized(authMessages.sessionExpired)
+      return toPublicUser(row)
+    },
 
-    logoutAll: (userId: string) =>
-      repo.revokeUserSessions(userId, 'logout-all', clock.now()).then(() => undefined),
+    async logout(auth: AuthContext): Promise<void> {
+      await repo.revokeSession(auth.sessionId, 'logout', clock.now())
+      sessions.forgetUser(auth.user.id)
+    },
+
+    async logoutAll(userId: string): Promise<void> {
+      await repo.revokeUserSessions(userId, 'logout-all', clock.now())
+      sessions.forgetUser(userId)
+    },
 
     async updateProfile(user: UserRow, changes: UpdateProfile): Promise<PublicUser> {
       const update: Parameters<AuthRepository['updateUser']>[1] = { updated_at: clock.now() }
@@ -237,6 +263,7 @@ export function createAuthService(deps: {
       }
       try {
         const row = await repo.updateUser(user.id, update)
+        sessions.forgetUser(user.id)
         if (!row) throw unauthorized()
         return toPublicUser(row)
       } catch (error) {
@@ -268,6 +295,7 @@ export function createAuthService(deps: {
         )
         await repo.revokeUserSessions(auth.user.id, 'password-changed', now, trx)
       })
+      sessions.forgetUser(auth.user.id)
       await deps.email.enqueue(passwordChangedEmail(auth.user.email, auth.user.first_name, 'changed'))
       // This device stays signed in with a fresh session; every other one is out.
       return issueSession(auth.user, false, meta)
@@ -351,6 +379,7 @@ export function createAuthService(deps: {
         await repo.revokeUserSessions(reset.user_id, 'password-reset', now, trx)
         return updated
       })
+      if (user && user !== 'common') sessions.forgetUser(user.id)
       if (!user)
         throw badRequest(authMessages.resetLinkInvalid, [
           { field: 'token', message: authMessages.resetLinkInvalid },

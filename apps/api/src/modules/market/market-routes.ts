@@ -1,5 +1,6 @@
 import { MarketPricesSchema } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { sendCachedJson } from '../../lib/cached-json'
 import { envelope } from '../../lib/envelope'
 import { HOT_ROUTE } from '../../lib/hot-route'
 import type { MarketService } from './market-service'
@@ -15,11 +16,14 @@ export const marketRoutes: FastifyPluginAsyncZod<{ market: MarketService }> = as
         response: { 200: envelope(MarketPricesSchema) },
       },
     },
-    // The server's copy is the cache; a browser copy would hide a newer one on reload.
-    async (_request, reply) =>
-      reply
-        .header('cache-control', 'no-cache')
-        .type('application/json; charset=utf-8')
-        .send((await market.getPricesEnvelopeJson()) as never),
+    // The server refreshes its copy every PRICE_CACHE_SECONDS; a browser or CDN may keep one for a few
+    // seconds (the body says how old it is) and revalidates it cheaply by ETag.
+    async (request, reply) =>
+      sendCachedJson(
+        request,
+        reply,
+        await market.getPricesCached(),
+        'public, max-age=5, stale-while-revalidate=25',
+      ),
   )
 }

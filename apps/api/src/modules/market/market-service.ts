@@ -1,5 +1,6 @@
 import type { CryptoPrice, MarketPrices } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import { type CachedJson, cachedJson } from '../../lib/cached-json'
 import { upstreamError } from '../../lib/errors'
 
 /**
@@ -43,7 +44,7 @@ export function createMarketService(deps: {
     }
   }
 
-  let serialized: { key: string; json: string } | undefined
+  let serialized: { key: string; body: CachedJson } | undefined
 
   const getPrices = async (): Promise<MarketPrices> => {
     if (now() - lastAttemptAt >= deps.cacheMs) {
@@ -58,12 +59,13 @@ export function createMarketService(deps: {
   return {
     getPrices,
 
-    /** The envelope as JSON, made again only when the copy or its age (in seconds) changes. */
-    async getPricesEnvelopeJson(): Promise<string> {
+    /** The envelope as JSON with its ETag, made again only when the copy or its age (in seconds) changes. */
+    async getPricesCached(): Promise<CachedJson> {
       const prices = await getPrices()
       const key = `${prices.updatedAt}|${prices.ageSeconds}|${prices.stale}`
-      if (serialized?.key !== key) serialized = { key, json: JSON.stringify({ success: true, data: prices }) }
-      return serialized.json
+      if (serialized?.key !== key)
+        serialized = { key, body: cachedJson(JSON.stringify({ success: true, data: prices })) }
+      return serialized.body
     },
   }
 }

@@ -6,8 +6,8 @@ import {
   type Transaction,
   type Updateable,
 } from 'kysely'
+import { planHoldersAt } from '../../db/tallies'
 import type { DB, PlanRow, PlansTable } from '../../db/types'
-import { hasAccessAt } from '../subscriptions/access-rule'
 
 export const PLAN_SORT_COLUMNS = {
   sortOrder: 'sort_order',
@@ -18,14 +18,14 @@ export const PLAN_SORT_COLUMNS = {
 
 type Executor = Kysely<DB> | Transaction<DB>
 
-/** Members who have access through the plan now, by the access ledger's one rule. */
+/**
+ * Members who have access through the plan now, by the access ledger's one rule, from the access
+ * rollups (settled first by the callers below) rather than a count over every subscription.
+ */
 const subscriberCount = (eb: ExpressionBuilder<DB, 'plans'>, now: Date) =>
-  eb
-    .selectFrom('subscriptions')
-    .select((inner) => sql<number>`count(distinct ${inner.ref('subscriptions.user_id')})::int`.as('n'))
-    .whereRef('subscriptions.plan_id', '=', 'plans.id')
-    .where((inner) => hasAccessAt(inner, now))
-    .as('subscriber_count')
+  planHoldersAt(eb.ref('plans.id'), now).as('subscriber_count')
+
+const settleAccess = (db: Kysely<DB>) => sql`select settle_member_access()`.execute(db)
 
 export function createPlansRepository(db: Kysely<DB>) {
   return {
@@ -45,7 +45,8 @@ export function createPlansRepository(db: Kysely<DB>) {
     },
 
     /** One plan with its subscriber count (the admin detail). */
-    findWithSubscriberCount(id: string, now: Date) {
+    async findWithSubscriberCount(id: string, now: Date) {
+      await settleAccess(db)
       return db
         .selectFrom('plans')
         .selectAll()
@@ -90,6 +91,7 @@ export function createPlansRepository(db: Kysely<DB>) {
       includeArchived: boolean
       now: Date
     }) {
+      await settleAccess(db)
       let base = db.selectFrom('plans')
       if (!query.includeArchived) base = base.where('archived_at', 'is', null)
       if (query.search) {

@@ -1,6 +1,7 @@
 import { PlanSchema } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { sendCachedJson } from '../../lib/cached-json'
 import { envelope } from '../../lib/envelope'
 import { HOT_ROUTE } from '../../lib/hot-route'
 import type { PlansService } from './plans-service'
@@ -19,11 +20,7 @@ export const planRoutes: FastifyPluginAsyncZod<{ plans: PlansService }> = async 
     app.get(
       url,
       { ...HOT_ROUTE, schema: { tags: [tag], summary, response: { 200: PlansResponse } } },
-      async (_request, reply) =>
-        reply
-          .header('cache-control', publicCache)
-          .type('application/json; charset=utf-8')
-          .send((await plans.listActiveEnvelopeJson()) as never),
+      async (request, reply) => sendCachedJson(request, reply, await plans.listActiveCached(), publicCache),
     )
   }
 }

@@ -1,5 +1,6 @@
 import { checkoutMessages, fromMinorUnits, type Plan } from '@edgeclub/shared'
 import type { PlanRow } from '../../db/types'
+import { type CachedJson, cachedJsonKeeper } from '../../lib/cached-json'
 import { notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import type { PlansRepository } from './plans-repository'
@@ -31,12 +32,14 @@ export function toPlan(row: PlanRow): Plan {
 export function createPlansService(deps: { repo: PlansRepository; cacheMs?: number; now?: () => number }) {
   const cacheMs = deps.cacheMs ?? 5_000
   const now = deps.now ?? Date.now
-  let cached: { plans: Plan[]; json: string; at: number } | undefined
+  const keep = cachedJsonKeeper()
+  let cached: { plans: Plan[]; body: CachedJson; at: number } | undefined
 
   const load = async () => {
     if (cached && now() - cached.at < cacheMs) return cached
     const plans = (await deps.repo.listActive()).map(toPlan)
-    cached = { plans, json: JSON.stringify({ success: true, data: plans }), at: now() }
+    // An unchanged list keeps its bytes, ETag and compressed copies: only a change re-hashes.
+    cached = { plans, body: keep(JSON.stringify({ success: true, data: plans })), at: now() }
     return cached
   }
 
@@ -45,9 +48,9 @@ export function createPlansService(deps: { repo: PlansRepository; cacheMs?: numb
       return (await load()).plans
     },
 
-    /** The public answer, serialized once per cache period: this is read on every pricing view. */
-    async listActiveEnvelopeJson(): Promise<string> {
-      return (await load()).json
+    /** The public answer, serialized once per change, with its ETag and compressed copies. */
+    async listActiveCached(): Promise<CachedJson> {
+      return (await load()).body
     },
 
     /** A plan that is on sale now, or NOT_FOUND: what every checkout starts from. */

@@ -11,11 +11,13 @@ import {
   text,
   VoidSignalSchema,
 } from '@edgeclub/shared'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { sendCachedJson } from '../../lib/cached-json'
 import { toCsv } from '../../lib/csv'
 import { envelope, ok } from '../../lib/envelope'
+import { HOT_ROUTE } from '../../lib/hot-route'
 import { authOf } from '../../plugins/auth'
 import type { Audit } from '../admin/audit'
 import { audited } from '../admin/audited'
@@ -23,6 +25,9 @@ import type { SignalStream } from './signal-stream'
 import type { SignalsService } from './signals-service'
 
 const IdParams = z.object({ id: text().min(1).max(64) })
+
+/** Whether a query asks for the record from a date (computed per request) rather than as it stands. */
+const hasSince = (query: unknown) => typeof query === 'object' && query !== null && 'since' in query
 
 /** The ledger seq a reconnecting reader saw last (the SSE Last-Event-ID header), if it is one. */
 function lastEventId(headers: Record<string, string | string[] | undefined>): number | undefined {
@@ -186,6 +191,10 @@ export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = 
   app.get(
     '/record',
     {
+      ...HOT_ROUTE,
+      // The record as it stands is served from memory; one `since` a date is computed per request,
+      // so that kind keeps the per-address budget.
+      config: { rateLimit: { allowList: (request: FastifyRequest) => !hasSince(request.query) } },
       schema: {
         tags,
         summary:
@@ -195,12 +204,10 @@ export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = 
       },
     },
     async (request, reply) => {
-      const { json, etag } = await signals.recordResponse(
+      const body = await signals.recordResponse(
         request.query.since ? new Date(request.query.since) : undefined,
       )
-      reply.header('etag', etag).header('cache-control', 'public, max-age=5, stale-while-revalidate=30')
-      if (request.headers['if-none-match'] === etag) return (reply as FastifyReply).code(304).send()
-      return reply.type('application/json; charset=utf-8').send(json as never)
+      return sendCachedJson(request, reply, body, 'public, max-age=5, stale-while-revalidate=30')
     },
   )
 

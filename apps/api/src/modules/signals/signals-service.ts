@@ -22,6 +22,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { sql, type Transaction } from 'kysely'
 import type { DB, SignalLedgerRow, SignalRow } from '../../db/types'
 import type { Jobs } from '../../jobs/job-runner'
+import { type CachedJson, cachedJson, cachedJsonKeeper } from '../../lib/cached-json'
 import type { Clock } from '../../lib/clock'
 import { sha256 } from '../../lib/crypto'
 import { badRequest, conflict, notFound } from '../../lib/errors'
@@ -105,7 +106,8 @@ export function createSignalsService(deps: {
   log: FastifyBaseLogger
 }) {
   const { repo, clock } = deps
-  let recordCache: { at: number; value: SignalRecord; json: string; etag: string } | undefined
+  let recordCache: { at: number; body: CachedJson } | undefined
+  const keepRecord = cachedJsonKeeper()
   /** A cached record is served for a few seconds at most, and dropped as soon as the ledger moves. */
   const RECORD_TTL_MS = 5_000
 
@@ -328,13 +330,14 @@ export function createSignalsService(deps: {
      * GET /record as its serialized envelope and an ETag, so a browser or CDN revalidates with a 304.
      * The record changes only when the ledger moves.
      */
-    async recordResponse(since?: Date): Promise<{ json: string; etag: string }> {
-      if (!since && recordCache && Date.now() - recordCache.at < RECORD_TTL_MS) return recordCache
+    async recordResponse(since?: Date): Promise<CachedJson> {
+      if (!since && recordCache && Date.now() - recordCache.at < RECORD_TTL_MS) return recordCache.body
       const value = await this.record(since)
       const json = JSON.stringify({ success: true, data: value })
-      const etag = `W/"${sha256(json).slice(0, 32)}"`
-      if (!since) recordCache = { at: Date.now(), value, json, etag }
-      return { json, etag }
+      if (since) return cachedJson(json, { once: false })
+      // Recomputed after the TTL or a ledger move; unchanged bytes keep their ETag and compressed copies.
+      recordCache = { at: Date.now(), body: keepRecord(json) }
+      return recordCache.body
     },
 
     /** The record computed from the ledger's settlements, with the chain head. */

@@ -1,15 +1,29 @@
-import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import {
+  type Insertable,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+  type Transaction,
+  type Updateable,
+} from 'kysely'
+import { createTallies, noMatch, termCondition, termMatch } from '../../db/tallies'
 import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
-import { hasAccessAt } from './access-rule'
+import { totalOf } from '../../lib/pagination'
+import { hasAccessAt, hasAccessSql } from './access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
+/** Each sort's columns (the id breaks ties); every one has an index ending in the id. */
 export const SUBSCRIPTION_SORTS = {
-  createdAt: 'subscriptions.created_at',
-  startDate: 'subscriptions.start_date',
-  endDate: 'subscriptions.end_date',
-  status: 'subscriptions.status',
+  createdAt: ['subscriptions.created_at'],
+  startDate: ['subscriptions.start_date'],
+  endDate: ['subscriptions.end_date'],
+  // Within a status, the newest first (or last).
+  status: ['subscriptions.status', 'subscriptions.created_at'],
 } as const
+
+/** What a search term may name besides a member. */
+const SUBSCRIPTION_NAMES = { statuses: ['active', 'past_due', 'cancelled', 'expired'] }
 export type SubscriptionSort = keyof typeof SUBSCRIPTION_SORTS
 
 export interface SubscriptionListQuery {
@@ -23,6 +37,7 @@ export interface SubscriptionListQuery {
 }
 
 export function createSubscriptionsRepository(db: Kysely<DB>) {
+  const tallies = createTallies(db)
   /** One access period of a subscription; a payment pays for at most one (a redelivery adds nothing). */
   function insertPeriod(
     period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
@@ -102,16 +117,27 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
-    /** The most recent subscription of a member, whatever its state. */
-    latest(userId: string, trx: Executor = db) {
-      return trx
-        .selectFrom('subscriptions')
-        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-        .selectAll('subscriptions')
-        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
-        .where('subscriptions.user_id', '=', userId)
-        .orderBy('subscriptions.created_at', 'desc')
-        .executeTakeFirst()
+    /**
+     * In one query, what the member's status shows: the subscription that gives access now (as
+     * currentAccess orders them), or else the most recent one, whatever its state; `has_access` says which.
+     */
+    accessOrLatest(userId: string, now: Date) {
+      const access = hasAccessSql(now)
+      return (
+        db
+          .selectFrom('subscriptions')
+          .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+          .selectAll('subscriptions')
+          .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+          .select(sql<boolean>`${access}`.as('has_access'))
+          .where('subscriptions.user_id', '=', userId)
+          .orderBy(sql`${access}`, 'desc')
+          // Among those with access: lifetime first, then the latest end. Otherwise: the newest.
+          .orderBy(sql`(${access}) and subscriptions.end_date is null`, 'desc')
+          .orderBy(sql`case when ${access} then subscriptions.end_date end`, (ob) => ob.desc().nullsLast())
+          .orderBy('subscriptions.created_at', 'desc')
+          .executeTakeFirst()
+      )
     },
 
     /** A new subscription and its first access period, paid for by `paymentId`. */
@@ -216,55 +242,86 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .execute()
     },
 
+    /**
+     * A member's subscriptions, or every member's (admin). A search finds members by email or Discord
+     * username (trigram indexes), a plan by name or a status; a term that names no plan or status
+     * searches members only. Every member's pages take their ids from a sort index alone; totals come
+     * from the tallies (plus the few rows of found members the tallies cannot tell apart).
+     */
     async list(query: SubscriptionListQuery) {
-      let base = db.selectFrom('subscriptions')
-      if (query.userId) base = base.where('subscriptions.user_id', '=', query.userId)
-      if (query.status) base = base.where('subscriptions.status', '=', query.status as 'active')
-      if (query.search) {
-        const term = query.search.toLowerCase()
-        base = base.where((eb) =>
-          eb.or([
-            eb(
-              'subscriptions.user_id',
-              'in',
-              eb
+      const term = query.search?.toLowerCase()
+      const match = term === undefined ? undefined : await termMatch(db, term, SUBSCRIPTION_NAMES)
+      const members = term
+        ? db
+            .selectFrom('users')
+            .select('users.id')
+            .where(sql`lower(users.email)`, 'like', `%${term}%`)
+            .union(
+              db
                 .selectFrom('users')
-                .select('id')
-                .where((inner) =>
-                  inner.or([
-                    inner(sql`lower(email)`, 'like', `%${term}%`),
-                    inner(sql`lower(discord_username)`, 'like', `%${term}%`),
-                  ]),
-                ),
-            ),
-            eb(
-              'subscriptions.plan_id',
-              'in',
-              eb.selectFrom('plans').select('id').where(sql`lower(name)`, '=', term),
-            ),
-            eb(sql`subscriptions.status::text`, '=', term),
-          ]),
-        )
+                .select('users.id')
+                .where(sql`lower(users.discord_username)`, 'like', `%${term}%`),
+            )
+        : undefined
+      const filtered = (qb: SelectQueryBuilder<DB, 'subscriptions', object>) => {
+        let next = qb
+        if (query.userId) next = next.where('subscriptions.user_id', '=', query.userId)
+        if (query.status) next = next.where('subscriptions.status', '=', query.status as 'active')
+        return next
       }
-      const [rows, total] = await Promise.all([
-        base
-          .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-          .innerJoin('users', 'users.id', 'subscriptions.user_id')
-          .selectAll('subscriptions')
-          .select([
-            'plans.name as plan_name',
-            'plans.slug as plan_slug',
-            'plans.interval as plan_interval',
-            'users.email as user_email',
-          ])
-          .orderBy(SUBSCRIPTION_SORTS[query.sortBy], query.sortOrder)
-          .orderBy('subscriptions.id', query.sortOrder)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      ])
-      return { rows, total: Number(total.count) }
+      let base = filtered(db.selectFrom('subscriptions'))
+      if (members && match) {
+        base = noMatch(match)
+          ? base.where('subscriptions.user_id', 'in', members)
+          : base.where((eb) =>
+              eb.or([eb('subscriptions.user_id', 'in', members), termCondition(match, { kinds: false })]),
+            )
+      }
+      let pageIds = base.select('subscriptions.id')
+      for (const column of SUBSCRIPTION_SORTS[query.sortBy])
+        pageIds = pageIds.orderBy(column, query.sortOrder)
+      pageIds = pageIds
+        .orderBy('subscriptions.id', query.sortOrder)
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+      // One member's few subscriptions are read directly; everyone's through the page of ids.
+      const source = query.userId
+        ? base
+        : db.selectFrom(pageIds.as('page')).innerJoin('subscriptions', 'subscriptions.id', 'page.id')
+      let ordered = source
+        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+        .innerJoin('users', 'users.id', 'subscriptions.user_id')
+        .selectAll('subscriptions')
+        .select([
+          'plans.name as plan_name',
+          'plans.slug as plan_slug',
+          'plans.interval as plan_interval',
+          'users.email as user_email',
+        ])
+      for (const column of SUBSCRIPTION_SORTS[query.sortBy])
+        ordered = ordered.orderBy(column, query.sortOrder)
+      ordered = ordered.orderBy('subscriptions.id', query.sortOrder)
+      if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
+      const rows = await ordered.execute()
+
+      const count = async (qb: SelectQueryBuilder<DB, 'subscriptions', object>) =>
+        Number(
+          (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        )
+      const total = await totalOf(query.page, query.limit, rows.length, async () => {
+        if (query.userId) return count(base)
+        if (!members || !match) return tallies.subscriptions({ status: query.status })
+        const ofMembers = count(
+          filtered(db.selectFrom('subscriptions'))
+            .where('subscriptions.user_id', 'in', members)
+            .where(sql<boolean>`not ${termCondition(match, { kinds: false })}`),
+        )
+        const named = noMatch(match)
+          ? 0
+          : tallies.subscriptions({ status: query.status, also: termCondition(match, { kinds: false }) })
+        return (await ofMembers) + (await named)
+      })
+      return { rows, total }
     },
   }
 }

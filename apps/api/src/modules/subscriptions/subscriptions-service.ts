@@ -110,10 +110,11 @@ export function createSubscriptionsService(deps: {
 
     /** GET /subscriptions/status: hasAccess and the subscription to show. */
     async status(userId: string): Promise<AccessStatus> {
-      const current = await repo.currentAccess(userId, clock.now())
-      if (current) return { hasAccess: true, activeSubscription: toSubscriptionView(current) }
-      const latest = await repo.latest(userId)
-      return { hasAccess: false, activeSubscription: latest ? toSubscriptionView(latest) : null }
+      const shown = await repo.accessOrLatest(userId, clock.now())
+      return {
+        hasAccess: Boolean(shown?.has_access),
+        activeSubscription: shown ? toSubscriptionView(shown) : null,
+      }
     },
 
     async history(userId: string, query: Omit<SubscriptionListQuery, 'userId'>) {

@@ -1,12 +1,23 @@
-import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import {
+  type Insertable,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+  type Transaction,
+  type Updateable,
+} from 'kysely'
+import { createTallies, noMatch, termCondition, termMatch } from '../../../db/tallies'
 import type { DB, PaymentRow, PaymentsTable } from '../../../db/types'
+import { totalOf } from '../../../lib/pagination'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
+/** Each sort's columns (the id breaks ties); every one has an index ending in the id. */
 export const PAYMENT_SORTS = {
-  createdAt: 'payments.created_at',
-  amount: 'payments.amount_minor',
-  status: 'payments.status',
+  createdAt: ['payments.created_at'],
+  amount: ['payments.amount_minor'],
+  // Within a status, the newest first (or last).
+  status: ['payments.status', 'payments.created_at'],
 } as const
 export type PaymentSort = keyof typeof PAYMENT_SORTS
 
@@ -21,7 +32,14 @@ export interface PaymentListQuery {
   userId?: string
 }
 
+/** What a search term may name besides a member (the columns' allowed values). */
+const PAYMENT_NAMES = {
+  statuses: ['pending', 'completed', 'failed', 'cancelled', 'refunded', 'partially_refunded'],
+  kinds: ['subscription', 'renewal', 'lifetime', 'tip', 'grant'],
+}
+
 export function createPaymentsRepository(db: Kysely<DB>) {
+  const tallies = createTallies(db)
   return {
     transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
 
@@ -295,47 +313,76 @@ export function createPaymentsRepository(db: Kysely<DB>) {
     },
 
     /**
-     * Search finds a member by email, a plan by name, or a status or kind, each through an index-friendly
-     * sub-select rather than one OR over a join of a million rows.
+     * Search finds a member by email (trigram index), a plan by name, or a status or kind. A term that
+     * names no plan, status or kind searches members only, through the payments' member index. The
+     * whole ledger's pages take their ids from a sort index alone, then read only their own rows; totals
+     * come from the tallies (plus the few rows of found members that the tallies cannot tell apart).
      */
     async list(query: PaymentListQuery) {
-      let base = db.selectFrom('payments')
-      if (query.userId) base = base.where('payments.user_id', '=', query.userId)
-      if (query.provider) base = base.where('payments.provider', '=', query.provider as 'stripe')
-      if (query.status) base = base.where('payments.status', '=', query.status as 'completed')
-      if (query.search) {
-        const term = query.search.toLowerCase()
-        base = base.where((eb) =>
-          eb.or([
-            eb(
-              'payments.user_id',
-              'in',
-              eb.selectFrom('users').select('id').where(sql`lower(email)`, 'like', `%${term}%`),
-            ),
-            eb(
-              'payments.plan_id',
-              'in',
-              eb.selectFrom('plans').select('id').where(sql`lower(name)`, '=', term),
-            ),
-            eb(sql`payments.status::text`, '=', term),
-            eb(sql`payments.kind::text`, '=', term),
-          ]),
-        )
+      const term = query.search?.toLowerCase()
+      const match = term === undefined ? undefined : await termMatch(db, term, PAYMENT_NAMES)
+      const members = term
+        ? db.selectFrom('users').select('id').where(sql`lower(email)`, 'like', `%${term}%`)
+        : undefined
+      const filtered = (qb: SelectQueryBuilder<DB, 'payments', object>) => {
+        let next = qb
+        if (query.userId) next = next.where('payments.user_id', '=', query.userId)
+        if (query.provider) next = next.where('payments.provider', '=', query.provider as 'stripe')
+        if (query.status) next = next.where('payments.status', '=', query.status as 'completed')
+        return next
       }
-      const [rows, total] = await Promise.all([
-        base
-          .leftJoin('plans', 'plans.id', 'payments.plan_id')
-          .innerJoin('users', 'users.id', 'payments.user_id')
-          .selectAll('payments')
-          .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
-          .orderBy(PAYMENT_SORTS[query.sortBy], query.sortOrder)
-          .orderBy('payments.id', query.sortOrder)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      ])
-      return { rows, total: Number(total.count) }
+      let base = filtered(db.selectFrom('payments'))
+      if (members && match) {
+        base = noMatch(match)
+          ? base.where('payments.user_id', 'in', members)
+          : base.where((eb) =>
+              eb.or([eb('payments.user_id', 'in', members), termCondition(match, { kinds: true })]),
+            )
+      }
+      let pageIds = base.select('payments.id')
+      for (const column of PAYMENT_SORTS[query.sortBy]) pageIds = pageIds.orderBy(column, query.sortOrder)
+      pageIds = pageIds
+        .orderBy('payments.id', query.sortOrder)
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+      // One member's few payments are read directly; the ledger's through the page of ids.
+      const source = query.userId
+        ? base
+        : db.selectFrom(pageIds.as('page')).innerJoin('payments', 'payments.id', 'page.id')
+      let ordered = source
+        .leftJoin('plans', 'plans.id', 'payments.plan_id')
+        .innerJoin('users', 'users.id', 'payments.user_id')
+        .selectAll('payments')
+        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
+      for (const column of PAYMENT_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
+      ordered = ordered.orderBy('payments.id', query.sortOrder)
+      if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
+      const rows = await ordered.execute()
+
+      const count = async (qb: SelectQueryBuilder<DB, 'payments', object>) =>
+        Number(
+          (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        )
+      const total = await totalOf(query.page, query.limit, rows.length, async () => {
+        // One member's payments are few: count them.
+        if (query.userId) return count(base)
+        if (!members || !match) return tallies.payments({ provider: query.provider, status: query.status })
+        // Found members' payments, except those the tallies count below.
+        const ofMembers = count(
+          filtered(db.selectFrom('payments'))
+            .where('payments.user_id', 'in', members)
+            .where(sql<boolean>`not ${termCondition(match, { kinds: true })}`),
+        )
+        const named = noMatch(match)
+          ? 0
+          : tallies.payments({
+              provider: query.provider,
+              status: query.status,
+              also: termCondition(match, { kinds: true }),
+            })
+        return (await ofMembers) + (await named)
+      })
+      return { rows, total }
     },
   }
 }

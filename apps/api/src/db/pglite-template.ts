@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto'
+import { constants } from 'node:fs'
+import fs from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { MIGRATIONS_FINGERPRINT } from './migrate'
+
+/**
+ * A new embedded database starts from a template instead of running initdb (about 5 s of CPU and a
+ * second PGlite instance in memory): an empty cluster with this app's migrations and the job queue's
+ * schema, and no data (no plans, no accounts). It is built once per machine and per schema (PGlite's
+ * version, the migrations' names and code), by `npm run build` or buildPgliteTemplate(), and kept
+ * under node_modules/.cache. Without it a first start runs initdb as before.
+ */
+
+const require = createRequire(import.meta.url)
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..')
+
+function pgliteVersion(): string {
+  const entry = require.resolve('@electric-sql/pglite')
+  // …/node_modules/@electric-sql/pglite/dist/index.cjs → its package.json
+  const manifest = path.join(path.dirname(entry), '..', 'package.json')
+  return (require(manifest) as { version: string }).version
+}
+
+/** The template's directory: its name changes with PGlite's version and with the migrations. */
+export function pgliteTemplatePath(): string {
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify({
+        pglite: pgliteVersion(),
+        migrations: MIGRATIONS_FINGERPRINT,
+        extensions: ['pg_trgm'],
+      }),
+    )
+    .digest('hex')
+    .slice(0, 16)
+  return path.join(repoRoot, 'node_modules', '.cache', 'edgeclub', `pglite-template-${key}`)
+}
+
+/**
+ * Copies the template into a new data directory (a plain file copy: far quicker than initdb or
+ * unpacking a dump); false when no template was built for this schema.
+ */
+export async function copyPgliteTemplate(dataDir: string): Promise<boolean> {
+  const template = pgliteTemplatePath()
+  try {
+    await fs.access(path.join(template, 'PG_VERSION'))
+  } catch {
+    return false
+  }
+  await copyTree(template, dataDir)
+  return true
+}
+
+/**
+ * A directory copied file by file, many at a time (fs.cp copies one after another: over a thousand
+ * small files, that is most of a start); copy-on-write clones where the file system has them.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  const entries = await fs.readdir(from, { recursive: true, withFileTypes: true })
+  await fs.mkdir(to, { recursive: true })
+  const relative = (entry: { parentPath: string; name: string }) =>
+    path.relative(from, path.join(entry.parentPath, entry.name))
+  for (const entry of entries)
+    if (entry.isDirectory()) await fs.mkdir(path.join(to, relative(entry)), { recursive: true })
+  const files = entries.filter((entry) => entry.isFile()).map(relative)
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let index = next++; index < files.length; index = next++) {
+        const file = files[index]!
+        await fs.copyFile(path.join(from, file), path.join(to, file), constants.COPYFILE_FICLONE)
+      }
+    }),
+  )
+}
+
+/** Builds the template for the current schema unless it exists; returns its directory. */
+export async function buildPgliteTemplate(): Promise<string> {
+  const target = pgliteTemplatePath()
+  try {
+    await fs.access(path.join(target, 'PG_VERSION'))
+    return target
+  } catch {}
+  // Imported here: the server never builds a template, so it never loads what this needs.
+  const { openDatabase } = await import('./database')
+  const { migrateToLatest } = await import('./migrate')
+  const { startJobs } = await import('../jobs/job-runner')
+  // Built beside the target and renamed into place: a reader never sees half a template.
+  await fs.mkdir(path.dirname(target), { recursive: true })
+  const work = await fs.mkdtemp(`${target}.tmp-`)
+  const database = await openDatabase({ pgliteDir: work, template: false })
+  try {
+    await migrateToLatest(database.db)
+    const quiet = { info() {}, warn() {}, error() {}, debug() {}, child: () => quiet } as never
+    const jobs = await startJobs(database, { pollSeconds: 60, log: quiet })
+    await jobs.stop()
+  } finally {
+    await database.close()
+  }
+  await fs.rename(path.join(work, 'pglite'), target).catch(async (error: NodeJS.ErrnoException) => {
+    // Another process built it meanwhile: theirs is as good.
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error
+  })
+  await fs.rm(work, { recursive: true, force: true })
+  return target
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+/**
+ * A public JSON answer serialized once while it does not change: its bytes, a strong ETag per
+ * representation (identity, gzip, br: different bytes, different tags), and the compressed bodies,
+ * made once here instead of on every request.
+ */
+export interface CachedJson {
+  json: string
+  etag: string
+  gzip?: { body: Buffer; etag: string }
+  br?: { body: Buffer; etag: string }
+}
+
+/** Below this size compression saves less than its header costs. */
+const COMPRESS_FROM_BYTES = 1024
+
+/**
+ * `once: false` is for an answer made for one request only (not kept): gzip at its default level,
+ * no brotli, whose best level costs milliseconds that only pay off over many requests.
+ */
+export function cachedJson(json: string, options: { once?: boolean } = {}): CachedJson {
+  const tag = createHash('sha1').update(json).digest('base64url').slice(0, 27)
+  const cached: CachedJson = { json, etag: `"${tag}"` }
+  if (Buffer.byteLength(json) < COMPRESS_FROM_BYTES) return cached
+  if (options.once === false) {
+    cached.gzip = { body: gzipSync(json), etag: `"${tag}-gz"` }
+    return cached
+  }
+  cached.gzip = { body: gzipSync(json, { level: 9 }), etag: `"${tag}-gz"` }
+  cached.br = {
+    body: brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    etag: `"${tag}-br"`,
+  }
+  return cached
+}
+
+/** The same answer object while the JSON is the same: the hash and compression are done once per change. */
+export function cachedJsonKeeper() {
+  let last: CachedJson | undefined
+  return (json: string): CachedJson => {
+    if (last?.json !== json) last = cachedJson(json)
+    return last
+  }
+}
+
+/** If-None-Match matches one of our tags (weak comparison, as RFC 9110 asks for GET). */
+function notModified(header: string | undefined, cached: CachedJson): boolean {
+  if (!header) return false
+  if (header.trim() === '*') return true
+  const tags = [cached.etag, cached.gzip?.etag, cached.br?.etag]
+  for (const part of header.split(',')) {
+    const tag = part.trim().replace(/^W\//, '')
+    if (tags.includes(tag)) return true
+  }
+  return false
+}
+
+function accepts(header: string | undefined, coding: 'br' | 'gzip'): boolean {
+  if (!header) return false
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().split(';')
+    if (name?.trim().toLowerCase() !== coding) continue
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    return q === undefined || Number(q.slice(2)) > 0
+  }
+  return false
+}
+
+/**
+ * Sends a cached public answer: ETag and Cache-Control always; 304 without a body when the client's
+ * copy is current; otherwise the precompressed body the client accepts, or the JSON as it is.
+ */
+export function sendCachedJson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cached: CachedJson,
+  cacheControl: string,
+): FastifyReply {
+  const acceptEncoding = request.headers['accept-encoding']
+  const variant =
+    cached.br && accepts(acceptEncoding, 'br')
+      ? { coding: 'br', ...cached.br }
+      : cached.gzip && accepts(acceptEncoding, 'gzip')
+        ? { coding: 'gzip', ...cached.gzip }
+        : undefined
+  reply.header('cache-control', cacheControl).header('etag', variant?.etag ?? cached.etag)
+  if (cached.gzip) reply.header('vary', 'accept-encoding')
+  if (notModified(request.headers['if-none-match'], cached)) return reply.code(304).send()
+  reply.type('application/json; charset=utf-8')
+  if (!variant) return reply.send(cached.json)
+  return reply.header('content-encoding', variant.coding).send(variant.body)
+}

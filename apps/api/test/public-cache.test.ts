@@ -1,0 +1,134 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { type Emulator, startEmulator } from '@edgeclub/emulator'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HOT_LOG_SAMPLE } from '../src/lib/hot-route'
+import { login } from './helpers/members'
+import { createTestApp, type TestApp } from './helpers/test-app'
+
+const API = '/discord/api'
+const ADMIN = { email: 'cache.admin@edgeclub.test', password: 'Adm1n$ecure-cache' }
+
+/**
+ * The public answers served from memory (plans, prices, the record): browsers and CDNs can keep them
+ * and revalidate with a 304; compressed copies are the same JSON; a change is a new ETag.
+ */
+describe('cached public JSON', () => {
+  let emulator: Emulator
+  let t: TestApp
+  beforeAll(async () => {
+    emulator = await startEmulator()
+    t = await createTestApp({
+      env: {
+        PRICE_FEED_URL: emulator.priceFeedUrl,
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+      },
+    })
+  })
+  afterAll(async () => {
+    await t.close()
+    await emulator.close()
+  })
+
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: `${API}${url}`, headers })
+
+  for (const url of ['/admin/plans/public/active', '/subscriptions/plans', '/market/prices', '/record']) {
+    it(`${url}: a strong ETag and a public, short Cache-Control; If-None-Match answers 304 without a body`, async () => {
+      const first = await get(url)
+      expect(first.statusCode).toBe(200)
+      const etag = String(first.headers.etag)
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/)
+      expect(first.headers['cache-control']).toMatch(/^public, max-age=\d+, stale-while-revalidate=\d+$/)
+
+      const again = await get(url, { 'if-none-match': etag })
+      // Prices carry their age in seconds: a second may have passed between the two requests.
+      if (url === '/market/prices' && again.statusCode === 200) {
+        expect(again.headers.etag).not.toBe(etag)
+        return
+      }
+      expect(again.statusCode).toBe(304)
+      expect(again.body).toBe('')
+      expect(again.headers.etag).toBe(etag)
+      // A list of tags, and the weak form a proxy may pass on, match too.
+      expect((await get(url, { 'if-none-match': `"other", W/${etag}` })).statusCode).toBe(304)
+      expect((await get(url, { 'if-none-match': '"other"' })).statusCode).toBe(200)
+    })
+  }
+
+  it('sends the precompressed brotli or gzip copy the client accepts: the same JSON, its own ETag', async () => {
+    const plain = await get('/admin/plans/public/active')
+    const br = await get('/admin/plans/public/active', { 'accept-encoding': 'gzip, deflate, br' })
+    const gzip = await get('/admin/plans/public/active', { 'accept-encoding': 'gzip' })
+    const none = await get('/admin/plans/public/active', { 'accept-encoding': 'br;q=0, identity' })
+    expect(br.headers['content-encoding']).toBe('br')
+    expect(gzip.headers['content-encoding']).toBe('gzip')
+    expect(none.headers['content-encoding']).toBeUndefined()
+    expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString())).toEqual(plain.json())
+    expect(JSON.parse(gunzipSync(gzip.rawPayload).toString())).toEqual(plain.json())
+    expect(new Set([plain.headers.etag, br.headers.etag, gzip.headers.etag]).size).toBe(3)
+    expect(br.headers.vary).toContain('accept-encoding')
+    // Any of the copies' tags says the client is current.
+    const revalidated = await get('/admin/plans/public/active', {
+      'accept-encoding': 'br',
+      'if-none-match': String(br.headers.etag),
+    })
+    expect(revalidated.statusCode).toBe(304)
+  })
+
+  it('compresses answers made per request too (brotli or gzip, as accepted), the same JSON', async () => {
+    const plain = await get('/openapi.json')
+    const br = await get('/openapi.json', { 'accept-encoding': 'br' })
+    const gzip = await get('/openapi.json', { 'accept-encoding': 'gzip' })
+    expect(br.headers['content-encoding']).toBe('br')
+    expect(gzip.headers['content-encoding']).toBe('gzip')
+    expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString())).toEqual(plain.json())
+    expect(JSON.parse(gunzipSync(gzip.rawPayload).toString())).toEqual(plain.json())
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3)
+  })
+
+  it('a plan edited by an admin is a new answer with a new ETag at once; the old ETag gets the new body', async () => {
+    const before = await get('/admin/plans/public/active')
+    const admin = await login(t.app, ADMIN.email, ADMIN.password)
+    const plan = before.json().data[0] as { id: string; description: string }
+    const updated = await t.app.inject({
+      method: 'PUT',
+      url: `${API}/admin/plans/${plan.id}`,
+      headers: { authorization: `Bearer ${admin.accessToken}` },
+      payload: { description: `${plan.description} Now with weekly reviews.` },
+    })
+    expect(updated.statusCode).toBe(200)
+    const after = await get('/admin/plans/public/active', { 'if-none-match': String(before.headers.etag) })
+    expect(after.statusCode).toBe(200)
+    expect(after.headers.etag).not.toBe(before.headers.etag)
+    expect(after.json().data[0].description).toContain('Now with weekly reviews.')
+  })
+
+  it('logs one successful answer of a hot route in a hundred, and every other outcome', async () => {
+    const lines = () =>
+      t
+        .logs()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { msg?: string; req?: { url?: string }; sampled?: number })
+        .filter((line) => line.req?.url === `${API}/record`)
+    const before = lines().length
+    for (let i = 0; i < 2 * HOT_LOG_SAMPLE; i++) expect((await get('/record')).statusCode).toBe(200)
+    const logged = lines().slice(before)
+    expect(logged.length).toBeGreaterThanOrEqual(1)
+    expect(logged.length).toBeLessThanOrEqual(3)
+    expect(logged.every((line) => line.msg === 'request completed' && line.sampled === HOT_LOG_SAMPLE)).toBe(
+      true,
+    )
+    // A refused request is always logged.
+    const bad = await get('/record?since=not-a-date')
+    expect(bad.statusCode).toBe(400)
+    const refused = t
+      .logs()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { req?: { url?: string }; res?: { statusCode?: number } })
+      .filter((line) => line.req?.url === `${API}/record?since=not-a-date` && line.res?.statusCode === 400)
+    expect(refused).toHaveLength(1)
+  })
+})

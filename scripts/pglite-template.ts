@@ -1,0 +1,5 @@
+import { buildPgliteTemplate } from '../apps/api/src/db/pglite-template'
+
+/** `npm run build` (and the bench) build the embedded database's template once per schema. */
+const file = await buildPgliteTemplate()
+console.log(`embedded database template: ${file}`)
