@@ -95,15 +95,19 @@ describe('mail outages', () => {
       (count) => count === 4,
       30_000,
     )
-    // The newest link works (each newer one voids the older ones).
-    const newest = resetMails(member.user.email).at(-1)!
-    const reset = await t.app.inject({
-      method: 'POST',
-      url: `${API}/auth/reset-password`,
-      payload: { token: tokenOf(newest), password: 'Brand$New1pass', confirmPassword: 'Brand$New1pass' },
-    })
-    expect(reset.statusCode, reset.body).toBe(200)
-    expect(tokenOf(mail)).not.toBe(tokenOf(newest))
+    // Only the newest link works: each newer one voids the older ones. (Three mails sent at once may
+    // arrive in any order, so every link is tried.)
+    const outcomes: number[] = []
+    for (const message of resetMails(member.user.email)) {
+      const reset = await t.app.inject({
+        method: 'POST',
+        url: `${API}/auth/reset-password`,
+        payload: { token: tokenOf(message), password: 'Brand$New1pass', confirmPassword: 'Brand$New1pass' },
+      })
+      outcomes.push(reset.statusCode)
+    }
+    expect(outcomes.filter((status) => status === 200)).toHaveLength(1)
+    expect(outcomes[resetMails(member.user.email).indexOf(mail)]).toBe(400)
   }, 120_000)
 
   it('replaces a link that expired while mail was down instead of sending it', async () => {
