@@ -1,8 +1,8 @@
 import type { UserRole } from '@edgeclub/shared'
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely'
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import { createTallies, termMatch, utcDay } from '../../db/tallies'
 import type { DB } from '../../db/types'
-import { totalOf } from '../../lib/pagination'
+import { countRows, totalOf } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
 /**
@@ -62,10 +62,7 @@ export function createAdminRepository(db: Kysely<DB>) {
         // Counted per way of matching, so each uses its own index: the members holding a named plan
         // (distinct, from the plan's index alone), then those found by text who hold none of them.
         countMatching = async () => {
-          const count = async (qb: SelectQueryBuilder<DB, 'users', object>) =>
-            Number(
-              (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
-            )
+          const count = countRows<'users'>
           if (planIds.length === 0) return count(roleOnly.where(inText))
           const holders = db
             .selectFrom('subscriptions')

@@ -2,7 +2,7 @@ import type { AuditPage } from '@edgeclub/shared'
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { DB } from '../../db/types'
-import { pages, totalOf } from '../../lib/pagination'
+import { countRows, pages, totalOf } from '../../lib/pagination'
 
 export interface AuditEntry {
   actor: { id: string; email: string } | null
@@ -63,11 +63,7 @@ export function createAudit(db: Kysely<DB>) {
         .orderBy('audit_log.created_at', 'desc')
         .orderBy('audit_log.id', 'desc')
         .execute()
-      const total = await totalOf(query.page, query.limit, rows.length, async () =>
-        Number(
-          (await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
-        ),
-      )
+      const total = await totalOf(query.page, query.limit, rows.length, () => countRows(base))
       return {
         items: rows.map((row) => ({
           id: row.id,

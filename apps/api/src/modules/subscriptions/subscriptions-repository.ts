@@ -8,7 +8,7 @@ import {
 } from 'kysely'
 import { createTallies, noMatch, termCondition, termMatch } from '../../db/tallies'
 import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
-import { totalOf } from '../../lib/pagination'
+import { countRows, totalOf } from '../../lib/pagination'
 import { hasAccessAt, hasAccessSql } from './access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
@@ -304,14 +304,10 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
       if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
       const rows = await ordered.execute()
 
-      const count = async (qb: SelectQueryBuilder<DB, 'subscriptions', object>) =>
-        Number(
-          (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
-        )
       const total = await totalOf(query.page, query.limit, rows.length, async () => {
-        if (query.userId) return count(base)
+        if (query.userId) return countRows(base)
         if (!members || !match) return tallies.subscriptions({ status: query.status })
-        const ofMembers = count(
+        const ofMembers = countRows(
           filtered(db.selectFrom('subscriptions'))
             .where('subscriptions.user_id', 'in', members)
             .where(sql<boolean>`not ${termCondition(match, { kinds: false })}`),

@@ -8,7 +8,7 @@ import {
 } from 'kysely'
 import { createTallies, noMatch, termCondition, termMatch } from '../../../db/tallies'
 import type { DB, PaymentRow, PaymentsTable } from '../../../db/types'
-import { totalOf } from '../../../lib/pagination'
+import { countRows, totalOf } from '../../../lib/pagination'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -359,16 +359,12 @@ export function createPaymentsRepository(db: Kysely<DB>) {
       if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
       const rows = await ordered.execute()
 
-      const count = async (qb: SelectQueryBuilder<DB, 'payments', object>) =>
-        Number(
-          (await qb.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
-        )
       const total = await totalOf(query.page, query.limit, rows.length, async () => {
         // One member's payments are few: count them.
-        if (query.userId) return count(base)
+        if (query.userId) return countRows(base)
         if (!members || !match) return tallies.payments({ provider: query.provider, status: query.status })
         // Found members' payments, except those the tallies count below.
-        const ofMembers = count(
+        const ofMembers = countRows(
           filtered(db.selectFrom('payments'))
             .where('payments.user_id', 'in', members)
             .where(sql<boolean>`not ${termCondition(match, { kinds: true })}`),
