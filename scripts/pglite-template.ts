@@ -1,4 +1,4 @@
-import { buildPgliteTemplate } from '../apps/api/src/db/pglite-template'
+import { buildPgliteTemplate } from '../apps/api/src/cli/pglite-template'
 
 /** `npm run build` (and the bench) build the embedded database's template once per schema. */
 const file = await buildPgliteTemplate()

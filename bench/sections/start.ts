@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises'
-import { buildPgliteTemplate } from '../../apps/api/src/db/pglite-template'
+import { buildPgliteTemplate } from '../../apps/api/src/cli/pglite-template'
 import { atMost, figure } from '../lib/figures'
 import type { Section } from '../lib/section'
 import { startApp } from '../lib/servers'

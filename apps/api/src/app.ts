@@ -9,8 +9,6 @@ import { migrateToLatest } from './db/migrate'
 import { seedPlans } from './db/seed'
 import { btcpaySettings } from './integrations/btcpay/btcpay-client'
 import { createMailer } from './integrations/mail/mailer'
-import { startJobs } from './jobs/job-runner'
-import { registerWorkers } from './jobs/workers'
 import { type Clock, systemClock } from './lib/clock'
 import { resolveJwtSecret } from './lib/jwt-secret'
 import { LOG_REDACT_PATHS, redactUrl } from './lib/redact'
@@ -26,20 +24,24 @@ import { contactRoutes } from './modules/contact/contact-routes'
 import { marketRoutes } from './modules/market/market-routes'
 import { cardRoutes } from './modules/payments/card/card-routes'
 import { stripeWebhookRoutes } from './modules/payments/card/stripe-webhook-routes'
+import { paymentRoutes } from './modules/payments/common/payments-routes'
 import { btcpayWebhookRoutes, cryptoRoutes } from './modules/payments/crypto/crypto-routes'
-import { paymentRoutes } from './modules/payments/ledger/payments-routes'
+import { tipRoutes } from './modules/payments/tips/tips-routes'
+import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
-import { tipRoutes } from './modules/tips/tips-routes'
+import auditPlugin from './plugins/audit'
 import authPlugin from './plugins/auth'
 import errorsPlugin, { apiNotFound, frameworkErrorHandler } from './plugins/errors'
 import { healthRoutes } from './plugins/health'
 import openapiPlugin from './plugins/openapi'
 import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
 import { webRoutes } from './plugins/web'
+import { startJobs } from './queue/job-runner'
 import { createServices, type Services } from './services'
+import { QUEUES, registerWorkers } from './workers'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -137,6 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   const jobs = await startJobs(database, {
+    policies: QUEUES,
     pollSeconds: config.jobs.pollSeconds,
     retryDelayScale: config.jobs.retryDelayScale,
     log: app.log,
@@ -165,7 +168,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   // Every instance hears the ledger move (PostgreSQL NOTIFY) and streams it to its own readers.
   const stopListening = await database.listen(LEDGER_CHANNEL, () => {
-    services.signals.ledgerMoved()
+    services.signals.recordChanged.invalidate()
     services.signalStream.wake()
   })
   services.signalStream.start()
@@ -191,6 +194,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(securityPlugin, { config, headers })
   await app.register(openapiPlugin)
   await app.register(authPlugin, { auth: services.auth })
+  await app.register(auditPlugin, { log: services.audit })
   await app.register(healthRoutes, { database, isClosing: () => closing })
 
   await app.register(
@@ -215,20 +219,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         secret: btcpaySettings(config.btcpay)?.webhookSecret,
         crypto: services.crypto,
       })
-      await api.register(communityRoutes, { community: services.community, audit: services.audit })
+      await api.register(communityRoutes, { community: services.community })
       await api.register(discordConnectRoutes, { connect: services.discordConnect })
-      await api.register(signalRoutes, {
-        signals: services.signals,
-        stream: services.signalStream,
-        audit: services.audit,
-      })
+      await api.register(signalRoutes, { signals: services.signals, stream: services.signalStream })
       await api.register(recordRoutes, { signals: services.signals })
       await api.register(adminRoutes, {
         admin: services.admin,
-        audit: services.audit,
-        plansAdmin: services.plansAdmin,
+        accounts: services.accounts,
         subscriptions: services.subscriptions,
+        audit: services.audit,
       })
+      await api.register(plansAdminRoutes, { plansAdmin: services.plansAdmin })
     },
     { prefix: API_BASE },
   )

@@ -1,23 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { createAuditLog } from './audit/audit-log'
 import type { Config } from './config'
 import type { Database } from './db/database'
-import { createTallies } from './db/tallies'
+import { createRollups } from './db/rollups'
+import { transactionRunner } from './db/transaction'
 import { btcpaySettings, createBtcpayClient } from './integrations/btcpay/btcpay-client'
 import { createDiscordClient } from './integrations/discord/discord-client'
 import { createDiscordOAuth } from './integrations/discord/discord-oauth'
 import type { Mailer } from './integrations/mail/mailer'
 import { fetchPrices } from './integrations/prices/price-feed'
 import { createStripe } from './integrations/stripe/stripe-client'
-import { createEmailQueue } from './jobs/email-worker'
-import type { Jobs } from './jobs/job-runner'
 import type { Clock } from './lib/clock'
+import { createMailQueue } from './mail/mail-queue'
 import { createAdminRepository } from './modules/admin/admin-repository'
 import { createAdminService } from './modules/admin/admin-service'
-import { createAudit } from './modules/admin/audit'
 import { createAccessTokens } from './modules/auth/access-tokens'
+import { createAccountsService } from './modules/auth/accounts-service'
 import { createAuthRepository } from './modules/auth/auth-repository'
 import { createAuthService } from './modules/auth/auth-service'
 import { createSessionCache } from './modules/auth/session-cache'
+import { discordFollowsAccess } from './modules/community/community-jobs'
 import { createCommunityRepository } from './modules/community/community-repository'
 import { createCommunityService } from './modules/community/community-service'
 import { createDiscordConnectRepository } from './modules/community/discord-connect-repository'
@@ -29,22 +31,24 @@ import { createCardCheckoutService } from './modules/payments/card/card-checkout
 import { createStripeCatalog } from './modules/payments/card/stripe-catalog'
 import { createStripeReconciliation } from './modules/payments/card/stripe-reconciliation'
 import { createStripeWebhooks } from './modules/payments/card/stripe-webhooks'
+import { createFulfilment } from './modules/payments/common/fulfilment'
+import { createPaymentEffects } from './modules/payments/common/payment-effects'
+import { createPaymentsRepository } from './modules/payments/common/payments-repository'
+import { createPaymentsService } from './modules/payments/common/payments-service'
+import { createReconciliation, type ReconciliationSource } from './modules/payments/common/reconciliation'
 import { createCryptoService } from './modules/payments/crypto/crypto-service'
-import { createFulfilment } from './modules/payments/ledger/fulfilment'
-import { createPaymentEffects } from './modules/payments/ledger/payment-effects'
-import { createPaymentsRepository } from './modules/payments/ledger/payments-repository'
-import { createPaymentsService } from './modules/payments/ledger/payments-service'
-import { createReconciliation, type ReconciliationSource } from './modules/payments/ledger/reconciliation'
+import { createTipsRepository } from './modules/payments/tips/tips-repository'
+import { createTipsService } from './modules/payments/tips/tips-service'
 import { createPlansAdminService } from './modules/plans/plans-admin-service'
 import { createPlansRepository } from './modules/plans/plans-repository'
 import { createPlansService } from './modules/plans/plans-service'
 import { createSignalStream } from './modules/signals/signal-stream'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
+import { createAccessService } from './modules/subscriptions/access-service'
 import { createSubscriptionsRepository } from './modules/subscriptions/subscriptions-repository'
 import { createSubscriptionsService } from './modules/subscriptions/subscriptions-service'
-import { createTipsRepository } from './modules/tips/tips-repository'
-import { createTipsService } from './modules/tips/tips-service'
+import type { Jobs } from './queue/job-runner'
 
 /** What the services are built from: the process's connections to the outside world. */
 export interface Infrastructure {
@@ -58,51 +62,56 @@ export interface Infrastructure {
 }
 
 /**
- * The one place services are built and wired to each other, in dependency order: repositories, then
- * the access ledger and plans, the payment rails around the shared ledger, then the domains that read
- * them. No module builds another module's services.
+ * The one place services are built and wired to each other, in dependency order: accounts and plans,
+ * the one writer of access, the payment rails around the shared payments record, then the domains that
+ * read them. A module's repository is its own: other modules get the narrow operations they use.
  */
 export function createServices(infra: Infrastructure) {
   const { config, jobs, clock, log } = infra
   const db = infra.database.db
-  const email = createEmailQueue(jobs)
+  const transaction = transactionRunner(db)
+  const mail = createMailQueue(jobs, infra.mailer)
+  const audit = createAuditLog(db)
 
-  // Repositories: queries only.
+  // Accounts and sessions. Live sessions' users stay in memory for a few seconds (session-cache.ts).
   const authRepo = createAuthRepository(db)
-  const plansRepo = createPlansRepository(db)
-  const paymentsRepo = createPaymentsRepository(db)
-  const subscriptionsRepo = createSubscriptionsRepository(db)
-
-  // Live sessions' users in memory for a few seconds, forgotten on every change (see session-cache.ts).
   const sessions = createSessionCache()
+  const accounts = createAccountsService({ repo: authRepo, sessions, clock })
   const auth = createAuthService({
     sessions,
     repo: authRepo,
     accessTokens: createAccessTokens(infra.jwtSecret, () => clock.now()),
-    email,
+    mail,
     jobs,
-    mailer: infra.mailer,
     clock,
     appOrigin: config.appOrigin,
     resetLinkSecret: infra.jwtSecret,
     emailLogKey: infra.jwtSecret,
   })
+  const plansRepo = createPlansRepository(db)
   const plans = createPlansService({ repo: plansRepo })
 
-  // The shared ledger: one fulfilment for every rail, its outbox effects, refunds, the member's view.
+  // Access: the one writer of subscriptions; every change tells the communities in its transaction.
+  const access = createAccessService({
+    repo: createSubscriptionsRepository(db),
+    plans,
+    mail,
+    clock,
+    graceDays: config.billing.graceDays,
+    appOrigin: config.appOrigin,
+    onAccessChanged: [discordFollowsAccess(jobs)],
+  })
+
+  // The payments record every rail shares: one fulfilment, its outbox effects, refunds, the member's view.
+  const paymentsRepo = createPaymentsRepository(db)
   const fulfilment = createFulfilment({
     payments: paymentsRepo,
-    subscriptions: subscriptionsRepo,
-    plans: plansRepo,
+    access,
+    plans,
     clock,
-    effects: createPaymentEffects({ jobs, appOrigin: config.appOrigin }),
+    effects: createPaymentEffects({ jobs, mail, appOrigin: config.appOrigin }),
   })
-  const payments = createPaymentsService({
-    repo: paymentsRepo,
-    subscriptions: subscriptionsRepo,
-    jobs,
-    clock,
-  })
+  const payments = createPaymentsService({ repo: paymentsRepo, access, jobs, clock })
 
   // Card: Stripe (when configured).
   const stripe = createStripe({ secretKey: config.stripe.secretKey, apiBase: config.stripe.apiBase })
@@ -112,23 +121,18 @@ export function createServices(infra: Infrastructure) {
     catalog,
     payments: paymentsRepo,
     ledger: payments,
-    subscriptions: subscriptionsRepo,
+    access,
     plans,
-    plansRepo,
-    users: authRepo,
+    accounts,
     fulfilment,
     clock,
   })
-
-  // The subscription lifecycle, which reaches Stripe through the card side.
   const subscriptions = createSubscriptionsService({
-    repo: subscriptionsRepo,
-    plans: plansRepo,
+    repo: createSubscriptionsRepository(db),
+    access,
+    plans,
     card,
-    jobs,
     clock,
-    graceDays: config.billing.graceDays,
-    appOrigin: config.appOrigin,
   })
   const stripeWebhooks = stripe
     ? createStripeWebhooks({
@@ -136,7 +140,7 @@ export function createServices(infra: Infrastructure) {
         payments: paymentsRepo,
         ledger: payments,
         card,
-        subscriptions,
+        access,
         fulfilment,
         clock,
       })
@@ -147,7 +151,6 @@ export function createServices(infra: Infrastructure) {
     payments: paymentsRepo,
     ledger: payments,
     card,
-    users: authRepo,
     clock,
   })
 
@@ -157,17 +160,14 @@ export function createServices(infra: Infrastructure) {
     btcpay: btcpayConfig ? createBtcpayClient(btcpayConfig) : undefined,
     storeId: btcpayConfig?.storeId,
     payments: paymentsRepo,
-    subscriptions: subscriptionsRepo,
+    access,
     plans,
     fulfilment,
-    users: authRepo,
-    jobs,
     clock,
     appOrigin: config.appOrigin,
     log,
   })
 
-  const audit = createAudit(db)
   const reconciliationSources: ReconciliationSource[] = []
   if (stripe)
     reconciliationSources.push(
@@ -176,7 +176,7 @@ export function createServices(infra: Infrastructure) {
         payments: paymentsRepo,
         checkout: card,
         fulfilment,
-        subscriptions,
+        access,
         clock,
         log,
       }),
@@ -190,6 +190,7 @@ export function createServices(infra: Infrastructure) {
     log,
   })
 
+  // Discord: invites, the member role that follows access, Connect Discord, moderation, broadcasts.
   const discordClient =
     config.discord.botToken && config.discord.guildId
       ? createDiscordClient({
@@ -208,20 +209,20 @@ export function createServices(infra: Infrastructure) {
     discord: discordClient,
     repo: communityRepo,
     connections: discordConnectRepo,
-    users: authRepo,
-    access: subscriptions,
+    accounts,
+    access,
     jobs,
+    mail,
     clock,
     log,
   })
-  // Connect Discord (OAuth2), when the application's credentials are configured.
   const discordConnect = createDiscordConnectService({
     config: config.discord,
     oauth: config.discord.oauth ? createDiscordOAuth(config.discord.oauth) : undefined,
     discord: discordClient,
     repo: discordConnectRepo,
     links: communityRepo,
-    access: subscriptions,
+    access,
     audit,
     jobs,
     clock,
@@ -231,22 +232,22 @@ export function createServices(infra: Infrastructure) {
   const plansAdmin = createPlansAdminService({ repo: plansRepo, plans, catalog, clock, log })
   const admin = createAdminService({
     repo: createAdminRepository(db),
-    users: authRepo,
-    plans: plansRepo,
-    payments: paymentsRepo,
-    subscriptions: subscriptionsRepo,
+    accounts,
+    plans,
+    payments,
+    subscriptions,
+    access,
     card,
     reconciliation,
-    jobs,
+    transaction,
     clock,
-    sessions,
   })
   const market = createMarketService({
     fetchPrices: () => fetchPrices(config.priceFeedUrl, { timeoutMs: config.limits.priceFeedTimeoutMs }),
     cacheMs: config.limits.priceCacheMs,
     log,
   })
-  const contact = createContactService({ repo: createContactRepository(db), email })
+  const contact = createContactService({ repo: createContactRepository(db), mail })
 
   // The signal room: the ledger, the record, and the live stream of this instance.
   const signalsRepo = createSignalsRepository(db)
@@ -254,7 +255,7 @@ export function createServices(infra: Infrastructure) {
     repo: signalsRepo,
     jobs,
     clock,
-    hasAccess: async (userId) => Boolean(await subscriptions.currentAccess(userId)),
+    hasAccess: async (userId) => Boolean(await access.currentAccess(userId)),
     prices: () => market.getPrices(),
     audit,
     log,
@@ -264,10 +265,11 @@ export function createServices(infra: Infrastructure) {
   return {
     jobs,
     clock,
-    tallies: createTallies(db),
+    mail,
+    rollups: createRollups(db),
     authRepo,
-    paymentsRepo,
     sessions,
+    accounts,
     auth,
     plans,
     plansAdmin,
@@ -276,6 +278,7 @@ export function createServices(infra: Infrastructure) {
     card,
     stripe,
     stripeWebhooks,
+    access,
     subscriptions,
     tips,
     crypto,

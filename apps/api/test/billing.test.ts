@@ -334,7 +334,7 @@ describe('payments and memberships through Stripe', () => {
       // Past the grace period (the emulator's clock may already be ahead of ours).
       h.clock.advance(graceUntil.getTime() - Date.now() + DAY)
       try {
-        expect(await h.t.app.services.subscriptions.expireEnded()).toBeGreaterThanOrEqual(1)
+        expect(await h.t.app.services.access.expireEnded()).toBeGreaterThanOrEqual(1)
         const again = await login(h.t.app, member.user.email, member.password)
         expect(await statusOf(h, again.accessToken)).toMatchObject({
           hasAccess: false,

@@ -134,7 +134,7 @@ describe('Discord community access', () => {
 
     clock.advance(31 * DAY)
     try {
-      await t.app.services.subscriptions.expireEnded()
+      await t.app.services.access.expireEnded()
       await eventually(
         async () => memberIn('role_runner')?.roles ?? ['x'],
         (roles) => !roles.includes(roleId()),

@@ -537,7 +537,7 @@ describe('crypto payments through BTCPay', () => {
       .execute()
     expect(subscriptions).toHaveLength(1)
 
-    const reminders = () => h.t.app.services.crypto.sendRenewalReminders()
+    const reminders = () => h.t.app.services.access.remindCryptoRenewals()
     expect(await reminders()).toBe(0)
     h.clock.advance(Date.parse(after.activeSubscription.endDate) - Date.now() - 2 * DAY)
     try {

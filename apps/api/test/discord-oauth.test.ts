@@ -458,7 +458,7 @@ describe('Connect Discord (OAuth2)', () => {
     // Rita's access ends: her role goes, and the copycat's access does not keep it.
     clock.advance(31 * DAY)
     try {
-      await t.app.services.subscriptions.expireEnded()
+      await t.app.services.access.expireEnded()
       expect(await t.app.services.community.syncMember(ritaMember.user.id)).toBe('removed')
       expect(await t.app.services.community.syncMember(copycat.user.id)).toBe('not-in-guild')
       expect(guildMember(rita.id)?.roles).not.toContain(roleId())
@@ -473,7 +473,7 @@ describe('Connect Discord (OAuth2)', () => {
     expect((await driver.connect(member.accessToken, pat.id)).json().data.guild).toBe('added')
     clock.advance(31 * DAY)
     try {
-      await t.app.services.subscriptions.expireEnded()
+      await t.app.services.access.expireEnded()
       await eventually(
         async () => guildMember(pat.id)?.roles ?? [roleId()],
         (roles) => !roles.includes(roleId()),

@@ -266,7 +266,7 @@ describe('rollups agree with a scan of the tables', () => {
     await agree('14 hours later')
     clock.advance(DAY)
     await agree('a day later')
-    const ended = await t.app.services.subscriptions.expireEnded()
+    const ended = await t.app.services.access.expireEnded()
     expect(ended).toBeGreaterThan(0)
     await agree('after the expiry job')
 
@@ -275,7 +275,7 @@ describe('rollups agree with a scan of the tables', () => {
     await agree('after a deletion')
 
     // The tallies folded into one row per key say the same.
-    await t.app.services.tallies.compact()
+    await t.app.services.rollups.compact()
     await agree('after compaction')
     clock.advance(40 * DAY)
     await agree('forty days later')

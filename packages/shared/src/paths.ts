@@ -19,6 +19,23 @@ export const paths = {
 
 export type AppPath = (typeof paths)[keyof typeof paths]
 
+/** The dashboard's tabs, in sidebar order; the address keeps the open one (`/dashboard?tab=settings`). */
+export const DASHBOARD_TABS = [
+  'overview',
+  'signals',
+  'subscription',
+  'payments',
+  'tip',
+  'discord',
+  'settings',
+] as const
+export type DashboardTab = (typeof DASHBOARD_TABS)[number]
+
+/** A link to one dashboard tab, relative (`?tab=…` inside the dashboard) or from the site's root. */
+export function dashboardTab(tab: DashboardTab, from: 'root' | 'dashboard' = 'root'): string {
+  return from === 'root' ? `${paths.dashboard}?tab=${tab}` : `?tab=${tab}`
+}
+
 /** Public pages rendered to HTML at build time (and listed in the sitemap). */
 export const prerenderedPaths = [
   paths.home,

@@ -195,7 +195,7 @@ const SignalBaseSchema = z.object({
  * (and for everyone once it is settled or void), null otherwise; `salt` only once it is public.
  */
 export const SignalViewSchema = SignalBaseSchema.extend({
-  content: z.record(z.string(), z.unknown()).nullable(),
+  content: SignalInputSchema.nullable(),
   salt: z.string().nullable(),
 })
 export type SignalView = z.infer<typeof SignalViewSchema>

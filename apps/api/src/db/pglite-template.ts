@@ -10,7 +10,7 @@ import { MIGRATIONS_FINGERPRINT } from './migrate'
  * A new embedded database starts from a template instead of running initdb (about 5 s of CPU and a
  * second PGlite instance in memory): an empty cluster with this app's migrations and the job queue's
  * schema, and no data (no plans, no accounts). It is built once per machine and per schema (PGlite's
- * version, the migrations' names and code), by `npm run build` or buildPgliteTemplate(), and kept
+ * version, the migrations' names and code), by `npm run build` (cli/pglite-template.ts), and kept
  * under node_modules/.cache. Without it a first start runs initdb as before.
  */
 
@@ -75,35 +75,4 @@ async function copyTree(from: string, to: string): Promise<void> {
       }
     }),
   )
-}
-
-/** Builds the template for the current schema unless it exists; returns its directory. */
-export async function buildPgliteTemplate(): Promise<string> {
-  const target = pgliteTemplatePath()
-  try {
-    await fs.access(path.join(target, 'PG_VERSION'))
-    return target
-  } catch {}
-  // Imported here: the server never builds a template, so it never loads what this needs.
-  const { openDatabase } = await import('./database')
-  const { migrateToLatest } = await import('./migrate')
-  const { startJobs } = await import('../jobs/job-runner')
-  // Built beside the target and renamed into place: a reader never sees half a template.
-  await fs.mkdir(path.dirname(target), { recursive: true })
-  const work = await fs.mkdtemp(`${target}.tmp-`)
-  const database = await openDatabase({ pgliteDir: work, template: false })
-  try {
-    await migrateToLatest(database.db)
-    const quiet = { info() {}, warn() {}, error() {}, debug() {}, child: () => quiet } as never
-    const jobs = await startJobs(database, { pollSeconds: 60, log: quiet })
-    await jobs.stop()
-  } finally {
-    await database.close()
-  }
-  await fs.rename(path.join(work, 'pglite'), target).catch(async (error: NodeJS.ErrnoException) => {
-    // Another process built it meanwhile: theirs is as good.
-    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error
-  })
-  await fs.rm(work, { recursive: true, force: true })
-  return target
 }

@@ -1,3 +1,4 @@
+import type { PublishData, SettleData, SignalContent, VoidData } from '@edgeclub/shared'
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /** Row types of the database. Migrations are the source of truth; keep these in step with them. */
@@ -258,7 +259,8 @@ export interface ReconciliationIssuesTable {
 export interface SignalsTable {
   id: Generated<string>
   kind: 'pick' | 'signal'
-  content: ColumnType<Record<string, unknown>, string, never>
+  /** Exactly what the commitment covers, as validated by the shared signal schema. */
+  content: ColumnType<SignalContent, string, never>
   salt: string
   commitment: string
   category: string
@@ -285,7 +287,7 @@ export interface SignalLedgerTable {
   at: string
   prev_hash: string
   hash: string
-  data: ColumnType<Record<string, unknown>, string, never>
+  data: ColumnType<PublishData | SettleData | VoidData, string, never>
 }
 export type SignalLedgerRow = Selectable<SignalLedgerTable>
 

@@ -1,5 +1,10 @@
 /** RFC 4180 CSV; cells that a spreadsheet would run as formulas are quoted with a leading apostrophe. */
-export function toCsv<T>(rows: T[], columns: { header: string; value: (row: T) => unknown }[]): string {
+export interface CsvColumn<T> {
+  header: string
+  value: (row: T) => unknown
+}
+
+export function toCsv<T>(rows: T[], columns: CsvColumn<T>[]): string {
   const cell = (value: unknown) => {
     let text = value === null || value === undefined ? '' : String(value)
     if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`

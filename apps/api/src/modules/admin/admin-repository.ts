@@ -1,6 +1,6 @@
 import type { UserRole } from '@edgeclub/shared'
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
-import { createTallies, termMatch, utcDay } from '../../db/tallies'
+import { createRollups, termMatch, utcDay } from '../../db/rollups'
 import type { DB } from '../../db/types'
 import { countRows, totalOf } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
@@ -21,7 +21,7 @@ const USER_SORTS = {
 
 /** Queries behind the admin console's member list and analytics. */
 export function createAdminRepository(db: Kysely<DB>) {
-  const tallied = createTallies(db)
+  const tallied = createRollups(db)
   /** Whether the user of the row has access at `now`, by the access ledger's one rule. */
   const hasAccess = (eb: ExpressionBuilder<DB, 'users'>, now: Date) =>
     eb.exists(

@@ -3,24 +3,21 @@ import {
   type ReconciliationIssues,
   type ReconciliationRun,
   toMinorUnits,
-  type UserRole,
 } from '@edgeclub/shared'
-import type { UserRow } from '../../db/types'
-import type { Jobs } from '../../jobs/job-runner'
+import type { TransactionRunner } from '../../db/transaction'
+import type { PlanRow } from '../../db/types'
 import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import { pages } from '../../lib/pagination'
-import type { AuthRepository } from '../auth/auth-repository'
-import { toPublicUser } from '../auth/auth-service'
-import type { SessionCache } from '../auth/session-cache'
+import type { AccountsService } from '../auth/accounts-service'
+import { toPublicUser } from '../auth/user-views'
 import type { CardCheckoutService } from '../payments/card/card-checkout-service'
-import { toPaymentView } from '../payments/ledger/payment-views'
-import type { PaymentListQuery, PaymentsRepository } from '../payments/ledger/payments-repository'
-import type { Reconciliation } from '../payments/ledger/reconciliation'
-import type { PlansRepository } from '../plans/plans-repository'
-import type { SubscriptionsRepository } from '../subscriptions/subscriptions-repository'
-import { toSubscriptionView } from '../subscriptions/subscriptions-service'
+import type { PaymentsService } from '../payments/common/payments-service'
+import type { Reconciliation } from '../payments/common/reconciliation'
+import type { AccessService } from '../subscriptions/access-service'
+import { toSubscriptionView } from '../subscriptions/subscription-views'
+import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
 import type { AdminRepository } from './admin-repository'
 
 type ListedUser = Awaited<ReturnType<AdminRepository['listUsers']>>['rows'][number]
@@ -38,31 +35,22 @@ export function toAdminUser(row: ListedUser) {
   }
 }
 
-/** Operator actions on members: grant, role, disable, refund, and the views behind them. */
+/** Operator actions on members (grant, refund, reconciliation) and the views behind them. */
 export function createAdminService(deps: {
   repo: AdminRepository
-  users: AuthRepository
-  plans: PlansRepository
-  payments: PaymentsRepository
-  subscriptions: SubscriptionsRepository
-  card: CardCheckoutService
+  accounts: Pick<AccountsService, 'memberOrThrow'>
+  plans: { grantable(planId?: string): Promise<PlanRow | undefined> }
+  payments: Pick<PaymentsService, 'list' | 'findById' | 'recordComplimentary' | 'openReconciliationIssues'>
+  subscriptions: Pick<SubscriptionsService, 'history'>
+  access: Pick<AccessService, 'currentAccess' | 'grantPeriod'>
+  card: Pick<CardCheckoutService, 'configured' | 'refund'>
   reconciliation: Pick<Reconciliation, 'sweep'>
-  jobs: Jobs
+  transaction: TransactionRunner
   clock: Clock
-  /** Signed-in users kept in memory: a changed role or a disabled account counts on the next request. */
-  sessions: Pick<SessionCache, 'forgetUser'>
 }) {
   const { clock } = deps
 
-  async function userOrThrow(id: string): Promise<UserRow> {
-    const user = isUuid(id) ? await deps.users.findUserById(id) : undefined
-    if (!user) throw notFound('Member not found')
-    return user
-  }
-
   return {
-    userOrThrow,
-
     async listUsers(
       query: Parameters<AdminRepository['listUsers']>[0] extends infer Q ? Omit<Q, 'now'> : never,
     ) {
@@ -71,25 +59,20 @@ export function createAdminService(deps: {
     },
 
     /** Every member's payments, with their email. */
-    async listPayments(query: PaymentListQuery) {
-      const { rows, total } = await deps.payments.list(query)
-      return {
-        items: rows.map((row) => toPaymentView(row, { includeEmail: true })),
-        pagination: pages(query.page, query.limit, total),
-      }
-    },
+    listPayments: deps.payments.list,
 
     async userDetail(id: string) {
       const row = isUuid(id) ? await deps.repo.findUserWithLink(id, clock.now()) : undefined
       if (!row) throw notFound('Member not found')
+      const recent = { page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc' } as const
       const [subscriptions, payments, current] = await Promise.all([
-        deps.subscriptions.list({ page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc', userId: id }),
-        deps.payments.list({ page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc', userId: id }),
-        deps.subscriptions.currentAccess(id, clock.now()),
+        deps.subscriptions.history(id, recent),
+        deps.payments.list({ ...recent, userId: id }),
+        deps.access.currentAccess(id),
       ])
       return {
         user: toAdminUser(row),
-        /** The subscription that gives access now, by the ledger's rule (null: no access). */
+        /** The subscription that gives access now, by the access rule (null: no access). */
         currentAccess: current ? toSubscriptionView(current) : null,
         discord: {
           state: row.discord_state ?? 'unlinked',
@@ -104,81 +87,43 @@ export function createAdminService(deps: {
           verifiedUsername: row.discord_verified_username ?? null,
           verifiedAt: row.discord_verified_at ? new Date(row.discord_verified_at).toISOString() : null,
         },
-        subscriptions: subscriptions.rows.map(toSubscriptionView),
-        payments: payments.rows.map((payment) => toPaymentView(payment, { includeEmail: true })),
+        subscriptions: subscriptions.items,
+        payments: payments.items,
       }
     },
 
-    /** Complimentary access for N days, on the ledger like any other access (provider 'admin'). */
+    /** Complimentary access for N days, like any other access (provider 'admin', a zero payment). */
     async grant(userId: string, input: { days: number; planId?: string; note?: string }) {
-      const user = await userOrThrow(userId)
-      const plan = input.planId
-        ? await deps.plans.findById(input.planId)
-        : await deps.plans.findBySlug('monthly')
-      const fallback = plan ?? (await deps.plans.listActive())[0]
-      if (!fallback) throw badRequest('Create a plan before granting access')
+      const user = await deps.accounts.memberOrThrow(userId)
+      const plan = await deps.plans.grantable(input.planId)
+      if (!plan) throw badRequest('Create a plan before granting access')
       const now = clock.now()
-      const current = await deps.subscriptions.currentAccess(user.id, now)
+      const current = await deps.access.currentAccess(user.id)
       if (current && !current.end_date) throw badRequest('This member already has lifetime access')
       // Stacks after any access the member already has, so a grant never shortens it.
       const start = current?.end_date && new Date(current.end_date) > now ? new Date(current.end_date) : now
       const end = addMs(start, input.days * DAY)
-      await deps.payments.transaction(async (trx) => {
-        const payment = await deps.payments.insert(
-          {
-            user_id: user.id,
-            plan_id: fallback.id,
-            kind: 'grant',
-            provider: 'admin',
-            status: 'completed',
-            amount_minor: 0,
-            currency: fallback.currency,
-            message: input.note ?? `Complimentary access: ${input.days} days`,
-            completed_at: now,
-          },
-          trx,
-        )
-        await deps.subscriptions.insertWithPeriod(
-          {
-            user_id: user.id,
-            plan_id: fallback.id,
-            provider: 'admin',
-            status: 'active',
-            start_date: start,
-            end_date: end,
-          },
-          payment.id,
-          trx,
-        )
-        await deps.jobs.enqueue('discord.sync', { userId: user.id }, { trx, key: `access:${payment.id}` })
+      await deps.transaction(async (trx) => {
+        const payment = await deps.payments.recordComplimentary(trx, {
+          userId: user.id,
+          plan,
+          note: input.note ?? `Complimentary access: ${input.days} days`,
+        })
+        await deps.access.grantPeriod(trx, {
+          userId: user.id,
+          plan,
+          provider: 'admin',
+          paymentId: payment.id,
+          start,
+          endFrom: () => end,
+        })
       })
-      return { endDate: end.toISOString(), plan: fallback.name }
-    },
-
-    async setRole(actor: UserRow, userId: string, role: UserRole) {
-      const user = await userOrThrow(userId)
-      if (user.id === actor.id && role !== 'admin') throw badRequest('You cannot remove your own admin role')
-      const updated = await deps.users.updateUser(user.id, { role, updated_at: clock.now() })
-      deps.sessions.forgetUser(user.id)
-      return toPublicUser(updated ?? user)
-    },
-
-    /** Disabling signs the member out everywhere at once; they cannot sign in until enabled. */
-    async setDisabled(actor: UserRow, userId: string, disabled: boolean) {
-      const user = await userOrThrow(userId)
-      if (user.id === actor.id) throw badRequest('You cannot disable your own account')
-      const now = clock.now()
-      await deps.users.transaction(async (trx) => {
-        await deps.users.updateUser(user.id, { disabled_at: disabled ? now : null, updated_at: now }, trx)
-        if (disabled) await deps.users.revokeUserSessions(user.id, 'disabled-by-admin', now, trx)
-      })
-      deps.sessions.forgetUser(user.id)
-      return { disabled }
+      return { endDate: end.toISOString(), plan: plan.name }
     },
 
     /** A full or partial card refund through Stripe; access follows docs/decisions/008-refunds-and-access.md. */
     async refund(paymentId: string, input: { amount?: number; reason?: string }) {
-      const payment = isUuid(paymentId) ? await deps.payments.findById(paymentId) : undefined
+      const payment = await deps.payments.findById(paymentId)
       if (!payment) throw notFound('Payment not found')
       if (payment.provider !== 'stripe' || !payment.stripe_payment_intent_id) {
         throw badRequest(
@@ -214,7 +159,7 @@ export function createAdminService(deps: {
 
     /** Open findings of the reconciliation sweep: money a processor holds that the ledger cannot place. */
     async reconciliationIssues(): Promise<ReconciliationIssues> {
-      const rows = await deps.payments.listOpenReconciliationIssues(100)
+      const rows = await deps.payments.openReconciliationIssues(100)
       return {
         issues: rows.map((row) => ({
           id: row.id,

@@ -1,11 +1,12 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely'
+import { transactionRunner } from '../../db/transaction'
 import type { DB, UserRow, UsersTable } from '../../db/types'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
 export function createAuthRepository(db: Kysely<DB>) {
   return {
-    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+    transaction: transactionRunner(db),
 
     findUserByEmail(emailNormalized: string, trx: Executor = db): Promise<UserRow | undefined> {
       return trx

@@ -1,19 +1,25 @@
 import { createHmac, randomUUID } from 'node:crypto'
-import { authMessages, type PublicUser, type RegisterRequest, type UpdateProfile } from '@edgeclub/shared'
+import {
+  authMessages,
+  type PublicUser,
+  paths,
+  type RegisterRequest,
+  type UpdateProfile,
+} from '@edgeclub/shared'
 import type { UserRow } from '../../db/types'
-import type { Mailer } from '../../integrations/mail/mailer'
-import type { EmailQueue } from '../../jobs/email-worker'
-import type { Jobs } from '../../jobs/job-runner'
 import { addMs, type Clock, DAY, HOUR, MINUTE } from '../../lib/clock'
 import { randomToken, sha256 } from '../../lib/crypto'
 import { badRequest, conflict, rateLimited, unauthorized } from '../../lib/errors'
 import { emailReference, type RequestOrigin, securityEvent } from '../../lib/security-log'
+import { passwordChangedEmail, resetEmail, welcomeEmail } from '../../mail/account-emails'
+import type { MailQueue } from '../../mail/mail-queue'
+import type { Jobs } from '../../queue/job-runner'
 import type { AccessTokens } from './access-tokens'
-import { passwordChangedEmail, resetEmail, welcomeEmail } from './auth-emails'
 import type { AuthRepository } from './auth-repository'
 import { isCommonPassword } from './common-passwords'
 import { hashPassword, needsRehash, timingDummyHash, verifyPassword } from './passwords'
 import type { SessionCache } from './session-cache'
+import { toPublicUser } from './user-views'
 
 export const REMEMBER_ME_TTL = 30 * DAY
 export const SESSION_TTL = DAY
@@ -41,21 +47,6 @@ export interface Tokens {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-export function toPublicUser(row: UserRow): PublicUser {
-  return {
-    id: row.id,
-    _id: row.id,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    discordUsername: row.discord_username,
-    role: row.role,
-    tradingInterests: row.trading_interests,
-    emailUpdates: row.email_updates,
-    createdAt: new Date(row.created_at).toISOString(),
-  }
-}
-
 /**
  * Accounts and sessions: argon2id passwords, short access tokens with rotating refresh tokens (a
  * reused one revokes its family), lockout per account, single-use reset links that are stored only
@@ -64,9 +55,8 @@ export function toPublicUser(row: UserRow): PublicUser {
 export function createAuthService(deps: {
   repo: AuthRepository
   accessTokens: AccessTokens
-  email: EmailQueue
-  jobs: Jobs
-  mailer: Mailer
+  mail: MailQueue
+  jobs: Pick<Jobs, 'enqueue'>
   clock: Clock
   appOrigin: string
   /** Makes reset links from their row ids, so a retried email resends the same link without storing it. */
@@ -125,7 +115,7 @@ export function createAuthService(deps: {
         password_changed_at: now,
       })
       if (!row) throw conflict(authMessages.emailTaken)
-      await deps.email.enqueue(welcomeEmail(row.email, row.first_name, deps.appOrigin))
+      await deps.mail.enqueue(welcomeEmail(row.email, row.first_name, deps.appOrigin))
       return { user: toPublicUser(row), tokens: await issueSession(row, false, meta) }
     },
 
@@ -296,7 +286,7 @@ export function createAuthService(deps: {
         await repo.revokeUserSessions(auth.user.id, 'password-changed', now, trx)
       })
       sessions.forgetUser(auth.user.id)
-      await deps.email.enqueue(passwordChangedEmail(auth.user.email, auth.user.first_name, 'changed'))
+      await deps.mail.enqueue(passwordChangedEmail(auth.user.email, auth.user.first_name, 'changed'))
       // This device stays signed in with a fresh session; every other one is out.
       return issueSession(auth.user, false, meta)
     },
@@ -353,8 +343,8 @@ export function createAuthService(deps: {
       })
       if (reset === 'superseded' || reset === 'throttled') return reset
       // Sent from this job, not queued again, so the raw token is never stored anywhere.
-      const link = `${deps.appOrigin}/reset-password?token=${encodeURIComponent(resetToken(reset.id))}`
-      await deps.mailer.send({
+      const link = `${deps.appOrigin}${paths.resetPassword}?token=${encodeURIComponent(resetToken(reset.id))}`
+      await deps.mail.sendNow({
         ...resetEmail(user.email, user.first_name, link),
         messageId: `<reset-${reset.id}@edgeclub>`,
       })
@@ -389,7 +379,7 @@ export function createAuthService(deps: {
           { field: 'password', message: authMessages.passwordTooCommon },
         ])
       securityEvent(origin, 'auth.reset.completed', { userId: user.id })
-      await deps.email.enqueue(passwordChangedEmail(user.email, user.first_name, 'reset'))
+      await deps.mail.enqueue(passwordChangedEmail(user.email, user.first_name, 'reset'))
     },
   }
 }

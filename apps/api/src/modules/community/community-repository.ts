@@ -1,10 +1,11 @@
 import type { Kysely, Transaction, Updateable } from 'kysely'
+import { transactionRunner } from '../../db/transaction'
 import type { DB, DiscordLinkRow, DiscordLinksTable } from '../../db/types'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
 export function createCommunityRepository(db: Kysely<DB>) {
   return {
-    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+    transaction: transactionRunner(db),
 
     findLink(userId: string): Promise<DiscordLinkRow | undefined> {
       return db.selectFrom('discord_links').selectAll().where('user_id', '=', userId).executeTakeFirst()

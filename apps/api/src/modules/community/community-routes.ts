@@ -9,16 +9,14 @@ import {
 } from '@edgeclub/shared'
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod'
 import { envelope, ok } from '../../lib/envelope'
+import { bodyOf } from '../../plugins/audit'
 import { authOf } from '../../plugins/auth'
-import type { Audit } from '../admin/audit'
-import { audited } from '../admin/audited'
 import type { CommunityService } from './community-service'
 
 /** Members: invites and status. Admins: kick, ban, unban, broadcast, health (audited). */
 export const communityRoutes: FastifyPluginAsyncZod<{
   community: CommunityService
-  audit: Audit
-}> = async (app, { community, audit }) => {
+}> = async (app, { community }) => {
   const security = [{ bearerAuth: [] }]
   // The dashboard sends no body; any JSON body is accepted and ignored.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -69,6 +67,14 @@ export const communityRoutes: FastifyPluginAsyncZod<{
       admin.post(
         `/admin/users/${action}`,
         {
+          config: {
+            audit: {
+              action: `discord.${action}`,
+              targetType: 'user',
+              target: (request) => String(bodyOf(request).userId),
+              details: (request) => ({ reason: bodyOf(request).reason ?? null }),
+            },
+          },
           schema: {
             tags: ['admin'],
             security,
@@ -78,17 +84,7 @@ export const communityRoutes: FastifyPluginAsyncZod<{
           },
         },
         async (request) => {
-          const result = await audited(
-            audit,
-            request,
-            {
-              action: `discord.${action}`,
-              targetType: 'user',
-              targetId: request.body.userId,
-              details: { reason: request.body.reason ?? null },
-            },
-            () => community.moderate(action, request.body.userId, request.body.reason),
-          )
+          const result = await community.moderate(action, request.body.userId, request.body.reason)
           return ok(
             result,
             action === 'kick'
@@ -104,6 +100,14 @@ export const communityRoutes: FastifyPluginAsyncZod<{
     admin.post(
       '/admin/broadcast',
       {
+        config: {
+          audit: {
+            action: 'discord.broadcast',
+            targetType: 'channel',
+            target: () => null,
+            details: (request) => ({ alsoEmail: bodyOf(request).alsoEmail }),
+          },
+        },
         schema: {
           tags: ['admin'],
           security,
@@ -112,21 +116,7 @@ export const communityRoutes: FastifyPluginAsyncZod<{
           response: { 200: envelope(BroadcastResultSchema) },
         },
       },
-      async (request) =>
-        ok(
-          await audited(
-            audit,
-            request,
-            {
-              action: 'discord.broadcast',
-              targetType: 'channel',
-              targetId: null,
-              details: { alsoEmail: request.body.alsoEmail },
-            },
-            () => community.broadcast(request.body),
-          ),
-          'Broadcast sent',
-        ),
+      async (request) => ok(await community.broadcast(request.body), 'Broadcast sent'),
     )
 
     admin.get(

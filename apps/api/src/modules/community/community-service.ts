@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { communityMessages, type DiscordInvite, site } from '@edgeclub/shared'
+import { communityMessages, type DiscordInvite } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../../config'
 import type { DiscordConnectionRow, DiscordLinkRow, UserRow } from '../../db/types'
@@ -8,11 +8,12 @@ import {
   isMissingPermissions,
   isNotFound,
 } from '../../integrations/discord/discord-client'
-import { renderEmail } from '../../integrations/mail/templates'
-import type { Jobs } from '../../jobs/job-runner'
 import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, forbidden, notFound, rateLimited } from '../../lib/errors'
-import type { AuthRepository } from '../auth/auth-repository'
+import type { MailQueue } from '../../mail/mail-queue'
+import { broadcastEmail } from '../../mail/member-news-emails'
+import type { Jobs } from '../../queue/job-runner'
+import type { AccountsService } from '../auth/accounts-service'
 import type { CommunityRepository } from './community-repository'
 import type { DiscordConnectRepository } from './discord-connect-repository'
 
@@ -43,9 +44,10 @@ export function createCommunityService(deps: {
   discord: DiscordClient | undefined
   repo: CommunityRepository
   connections: DiscordConnectRepository
-  users: AuthRepository
+  accounts: Pick<AccountsService, 'findById'>
   access: AccessReader
-  jobs: Jobs
+  jobs: Pick<Jobs, 'enqueue'>
+  mail: Pick<MailQueue, 'enqueueBulk'>
   clock: Clock
   log: FastifyBaseLogger
 }) {
@@ -183,7 +185,7 @@ export function createCommunityService(deps: {
     ): Promise<'granted' | 'removed' | 'kicked' | 'unchanged' | 'not-in-guild' | 'skipped'> {
       const discord = deps.discord
       if (!discord || !config.memberRoleId) return 'skipped'
-      const user = await deps.users.findUserById(userId)
+      const user = await deps.accounts.findById(userId)
       if (!user) return 'skipped'
       const now = clock.now()
       const link = await repo.findLink(userId)
@@ -295,7 +297,7 @@ export function createCommunityService(deps: {
     /** Admin: kick, ban or unban a member's Discord account. Ban also stops invites and role grants. */
     async moderate(action: 'kick' | 'ban' | 'unban', userId: string, reason: string | undefined) {
       const discord = discordOrThrow()
-      const user = await deps.users.findUserById(userId)
+      const user = await deps.accounts.findById(userId)
       if (!user) throw notFound('Member not found')
       const link = await repo.findLink(userId)
       const connection = await deps.connections.findConnection(userId)
@@ -366,22 +368,10 @@ export function createCommunityService(deps: {
           .slice(0, 24)
         emailed = await repo.transaction(async (trx) => {
           const recipients = await repo.listEmailSubscribers(trx)
-          await deps.jobs.enqueueMany(
-            'email.bulk',
+          await deps.mail.enqueueBulk(
             recipients.map((recipient) => ({
               key: `broadcast:${day}:${textKey}:${recipient.id}`,
-              data: {
-                message: {
-                  to: recipient.email,
-                  ...renderEmail({
-                    subject: input.title ? `${site.name}: ${input.title}` : `News from ${site.name}`,
-                    heading: input.title ?? `News from ${site.name}`,
-                    paragraphs: [`Hi ${recipient.first_name},`, input.message],
-                    footnote:
-                      'You get this because you asked for trading insights and market updates. Turn them off in Settings.',
-                  }),
-                },
-              },
+              message: broadcastEmail(recipient, input),
             })),
             { trx },
           )

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import { transactionRunner } from '../../db/transaction'
 import type { DB, DiscordConnectionRow } from '../../db/types'
 
 type Executor = Kysely<DB> | Transaction<DB>
@@ -6,7 +7,7 @@ type Executor = Kysely<DB> | Transaction<DB>
 /** Queries behind Connect Discord: OAuth2 states and the Discord accounts members proved are theirs. */
 export function createDiscordConnectRepository(db: Kysely<DB>) {
   return {
-    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+    transaction: transactionRunner(db),
 
     async insertState(state: { hash: string; userId: string; now: Date; expiresAt: Date }): Promise<void> {
       await db

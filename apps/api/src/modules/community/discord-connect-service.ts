@@ -8,14 +8,14 @@ import {
   discordConnectMessages as messages,
 } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { AuditLog } from '../../audit/audit-log'
 import type { Config } from '../../config'
 import type { DiscordConnectionRow, UserRow } from '../../db/types'
 import { type DiscordClient, discordErrorCode } from '../../integrations/discord/discord-client'
 import type { DiscordOAuth } from '../../integrations/discord/discord-oauth'
-import type { Jobs } from '../../jobs/job-runner'
 import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, conflict, forbidden, notFound, rateLimited } from '../../lib/errors'
-import type { Audit } from '../admin/audit'
+import type { Jobs } from '../../queue/job-runner'
 import type { CommunityRepository } from './community-repository'
 import { type AccessReader, connectionView } from './community-service'
 import type { DiscordConnectRepository } from './discord-connect-repository'
@@ -56,8 +56,8 @@ export function createDiscordConnectService(deps: {
   repo: DiscordConnectRepository
   links: CommunityRepository
   access: AccessReader
-  audit: Audit
-  jobs: Jobs
+  audit: Pick<AuditLog, 'record'>
+  jobs: Pick<Jobs, 'enqueue'>
   clock: Clock
   log: FastifyBaseLogger
 }) {

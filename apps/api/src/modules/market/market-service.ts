@@ -1,6 +1,5 @@
 import type { CryptoPrice, MarketPrices } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import { type CachedJson, cachedJson } from '../../lib/cached-json'
 import { upstreamError } from '../../lib/errors'
 
 /**
@@ -44,8 +43,6 @@ export function createMarketService(deps: {
     }
   }
 
-  let serialized: { key: string; body: CachedJson } | undefined
-
   const getPrices = async (): Promise<MarketPrices> => {
     if (now() - lastAttemptAt >= deps.cacheMs) {
       inFlight ??= refresh().finally(() => {
@@ -58,15 +55,6 @@ export function createMarketService(deps: {
 
   return {
     getPrices,
-
-    /** The envelope as JSON with its ETag, made again only when the copy or its age (in seconds) changes. */
-    async getPricesCached(): Promise<CachedJson> {
-      const prices = await getPrices()
-      const key = `${prices.updatedAt}|${prices.ageSeconds}|${prices.stale}`
-      if (serialized?.key !== key)
-        serialized = { key, body: cachedJson(JSON.stringify({ success: true, data: prices })) }
-      return serialized.body
-    },
   }
 }
 export type MarketService = ReturnType<typeof createMarketService>

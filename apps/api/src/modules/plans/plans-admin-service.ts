@@ -43,7 +43,7 @@ export function createPlansAdminService(deps: {
   }
 
   const changed = async (plan: PlanRow) => {
-    deps.plans.invalidate()
+    deps.plans.changed.invalidate()
     await syncStripe(plan)
     return plan
   }
@@ -135,11 +135,11 @@ export function createPlansAdminService(deps: {
       if (await repo.everUsed(id)) {
         const now = deps.clock.now()
         await repo.update(id, { archived_at: plan.archived_at ?? now, is_active: false, updated_at: now })
-        deps.plans.invalidate()
+        deps.plans.changed.invalidate()
         return { deleted: false, archived: true }
       }
       await repo.delete(id)
-      deps.plans.invalidate()
+      deps.plans.changed.invalidate()
       return { deleted: true, archived: false }
     },
   }

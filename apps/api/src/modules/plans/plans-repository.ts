@@ -6,7 +6,7 @@ import {
   type Transaction,
   type Updateable,
 } from 'kysely'
-import { planHoldersAt } from '../../db/tallies'
+import { planHoldersAt } from '../../db/rollups'
 import type { DB, PlanRow, PlansTable } from '../../db/types'
 
 export const PLAN_SORT_COLUMNS = {

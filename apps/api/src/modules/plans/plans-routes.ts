@@ -1,26 +1,25 @@
 import { PlanSchema } from '@edgeclub/shared'
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
-import { sendCachedJson } from '../../lib/cached-json'
-import { envelope } from '../../lib/envelope'
-import { HOT_ROUTE } from '../../lib/hot-route'
+import { cachedJsonRoute } from '../../lib/cached-route'
 import type { PlansService } from './plans-service'
 
-const PlansResponse = envelope(z.array(PlanSchema))
-
-export const planRoutes: FastifyPluginAsyncZod<{ plans: PlansService }> = async (app, { plans }) => {
-  const publicCache = 'public, max-age=10, stale-while-revalidate=60'
-
-  // Two paths serve the same list: the pricing page's and the subscription tab's.
+/** The public plan list, on the two SPEC paths that serve it (the pricing page's and the dashboard's). */
+export const planRoutes: FastifyPluginAsync<{ plans: PlansService }> = async (app, { plans }) => {
   const lists = [
     { url: '/admin/plans/public/active', tag: 'plans', summary: 'Active plans for the pricing page' },
     { url: '/subscriptions/plans', tag: 'subscriptions', summary: 'Plans a member can subscribe to' },
   ]
-  for (const { url, tag, summary } of lists) {
-    app.get(
+  for (const { url, tag, summary } of lists)
+    cachedJsonRoute(app, {
       url,
-      { ...HOT_ROUTE, schema: { tags: [tag], summary, response: { 200: PlansResponse } } },
-      async (request, reply) => sendCachedJson(request, reply, await plans.listActiveCached(), publicCache),
-    )
-  }
+      tags: [tag],
+      summary,
+      data: z.array(PlanSchema),
+      load: () => plans.listActive(),
+      // Edits through this instance show at once; other instances' edits within this.
+      ttlMs: 5_000,
+      cacheControl: 'public, max-age=10, stale-while-revalidate=60',
+      invalidatedBy: plans.changed,
+    })
 }

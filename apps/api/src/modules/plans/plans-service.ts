@@ -1,6 +1,7 @@
 import { checkoutMessages, fromMinorUnits, type Plan } from '@edgeclub/shared'
-import type { PlanRow } from '../../db/types'
-import { type CachedJson, cachedJsonKeeper } from '../../lib/cached-json'
+import type { Transaction } from 'kysely'
+import type { DB, PlanRow } from '../../db/types'
+import { createInvalidation } from '../../lib/cached-route'
 import { notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import type { PlansRepository } from './plans-repository'
@@ -25,33 +26,20 @@ export function toPlan(row: PlanRow): Plan {
 }
 
 /**
- * The public plan list is read on every pricing view and changes only when an admin edits a plan,
- * so it is kept for a few seconds. Writes through this instance clear it at once; other instances
- * pick the change up within the TTL.
+ * Plans as the rest of the app reads them: the public list, one plan on sale (what every checkout
+ * starts from), and `changed`, raised on every edit so cached copies (the public list route) drop theirs.
  */
-export function createPlansService(deps: { repo: PlansRepository; cacheMs?: number; now?: () => number }) {
-  const cacheMs = deps.cacheMs ?? 5_000
-  const now = deps.now ?? Date.now
-  const keep = cachedJsonKeeper()
-  let cached: { plans: Plan[]; body: CachedJson; at: number } | undefined
-
-  const load = async () => {
-    if (cached && now() - cached.at < cacheMs) return cached
-    const plans = (await deps.repo.listActive()).map(toPlan)
-    // An unchanged list keeps its bytes, ETag and compressed copies: only a change re-hashes.
-    cached = { plans, body: keep(JSON.stringify({ success: true, data: plans })), at: now() }
-    return cached
-  }
-
+export function createPlansService(deps: { repo: PlansRepository }) {
+  const changed = createInvalidation()
   return {
+    changed,
+
     async listActive(): Promise<Plan[]> {
-      return (await load()).plans
+      return (await deps.repo.listActive()).map(toPlan)
     },
 
-    /** The public answer, serialized once per change, with its ETag and compressed copies. */
-    async listActiveCached(): Promise<CachedJson> {
-      return (await load()).body
-    },
+    findById: (id: string, trx?: Transaction<DB>) =>
+      isUuid(id) ? deps.repo.findById(id, trx) : Promise.resolve(undefined),
 
     /** A plan that is on sale now, or NOT_FOUND: what every checkout starts from. */
     async onSaleOrThrow(planId: string): Promise<PlanRow> {
@@ -60,8 +48,10 @@ export function createPlansService(deps: { repo: PlansRepository; cacheMs?: numb
       return plan
     },
 
-    invalidate(): void {
-      cached = undefined
+    /** The plan complimentary access is granted on: the one named, else monthly, else the first on sale. */
+    async grantable(planId?: string): Promise<PlanRow | undefined> {
+      const named = planId ? await this.findById(planId) : await deps.repo.findBySlug('monthly')
+      return named ?? (await deps.repo.listActive())[0]
     },
   }
 }

@@ -3,8 +3,8 @@ import type { SignalEvent } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { SignalLedgerRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
+import { type Reader, toSignalView } from './signal-views'
 import type { SignalsRepository } from './signals-repository'
-import { type Reader, toSignalView } from './signals-service'
 
 /** A reader of the live stream: who, which session, and the open response to write to. */
 interface Listener {

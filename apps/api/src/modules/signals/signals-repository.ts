@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
+import { transactionRunner } from '../../db/transaction'
 import type { DB, SignalLedgerRow, SignalRow } from '../../db/types'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
@@ -34,7 +35,7 @@ export interface NewLedgerEntry {
 
 export function createSignalsRepository(db: Kysely<DB>) {
   return {
-    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+    transaction: transactionRunner(db),
 
     /** Taken inside the transaction that appends: held until it commits or rolls back. */
     async lockLedger(trx: Transaction<DB>): Promise<void> {

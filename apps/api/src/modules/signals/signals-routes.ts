@@ -11,17 +11,16 @@ import {
   text,
   VoidSignalSchema,
 } from '@edgeclub/shared'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { sendCachedJson } from '../../lib/cached-json'
+import { cachedJsonRoute } from '../../lib/cached-route'
 import { toCsv } from '../../lib/csv'
 import { envelope, ok } from '../../lib/envelope'
-import { HOT_ROUTE } from '../../lib/hot-route'
+import { bodyOf } from '../../plugins/audit'
 import { authOf } from '../../plugins/auth'
-import type { Audit } from '../admin/audit'
-import { audited } from '../admin/audited'
 import type { SignalStream } from './signal-stream'
+import { LEDGER_COLUMNS } from './signal-views'
 import type { SignalsService } from './signals-service'
 
 const IdParams = z.object({ id: text().min(1).max(64) })
@@ -40,8 +39,7 @@ function lastEventId(headers: Record<string, string | string[] | undefined>): nu
 export const signalRoutes: FastifyPluginAsyncZod<{
   signals: SignalsService
   stream: SignalStream
-  audit: Audit
-}> = async (app, { signals, stream, audit }) => {
+}> = async (app, { signals, stream }) => {
   const tags = ['signals']
   const security = [{ bearerAuth: [] }]
 
@@ -49,6 +47,15 @@ export const signalRoutes: FastifyPluginAsyncZod<{
     '/signals',
     {
       onRequest: app.requireSignalAuthor,
+      // The new signal's id is set as the target by the service (setAuditTarget).
+      config: {
+        audit: {
+          action: 'signal.publish',
+          targetType: 'signal',
+          target: () => null,
+          details: (request) => ({ kind: bodyOf(request).kind }),
+        },
+      },
       schema: {
         tags,
         security,
@@ -58,17 +65,7 @@ export const signalRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const signal = await audited(
-        audit,
-        request,
-        {
-          action: 'signal.publish',
-          targetType: 'signal',
-          targetId: (signal) => signal.id,
-          details: { kind: request.body.kind },
-        },
-        () => signals.publish(authOf(request).user, request.body),
-      )
+      const signal = await signals.publish(authOf(request).user, request.body)
       return reply.status(201).send(ok(signal, 'Signal published'))
     },
   )
@@ -77,6 +74,13 @@ export const signalRoutes: FastifyPluginAsyncZod<{
     '/signals/:id/settle',
     {
       onRequest: app.requireSignalAuthor,
+      config: {
+        audit: {
+          action: 'signal.settle',
+          targetType: 'signal',
+          details: (request) => ({ ...bodyOf(request) }),
+        },
+      },
       schema: {
         tags,
         security,
@@ -87,26 +91,20 @@ export const signalRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) =>
-      ok(
-        await audited(
-          audit,
-          request,
-          {
-            action: 'signal.settle',
-            targetType: 'signal',
-            targetId: request.params.id,
-            details: { ...request.body },
-          },
-          () => signals.settle(authOf(request).user, request.params.id, request.body),
-        ),
-        'Signal settled',
-      ),
+      ok(await signals.settle(authOf(request).user, request.params.id, request.body), 'Signal settled'),
   )
 
   app.post(
     '/signals/:id/void',
     {
       onRequest: app.requireSignalAuthor,
+      config: {
+        audit: {
+          action: 'signal.void',
+          targetType: 'signal',
+          details: (request) => ({ reason: bodyOf(request).reason }),
+        },
+      },
       schema: {
         tags,
         security,
@@ -117,20 +115,7 @@ export const signalRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) =>
-      ok(
-        await audited(
-          audit,
-          request,
-          {
-            action: 'signal.void',
-            targetType: 'signal',
-            targetId: request.params.id,
-            details: { reason: request.body.reason },
-          },
-          () => signals.void(authOf(request).user, request.params.id, request.body.reason),
-        ),
-        'Signal voided',
-      ),
+      ok(await signals.void(authOf(request).user, request.params.id, request.body.reason), 'Signal voided'),
   )
 
   app.get(
@@ -188,28 +173,24 @@ export const signalRoutes: FastifyPluginAsyncZod<{
 export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = async (app, { signals }) => {
   const tags = ['record']
 
-  app.get(
-    '/record',
-    {
-      ...HOT_ROUTE,
-      // The record as it stands is served from memory; one `since` a date is computed per request,
-      // so that kind keeps the per-address budget.
-      config: { rateLimit: { allowList: (request: FastifyRequest) => !hasSince(request.query) } },
-      schema: {
-        tags,
-        summary:
-          'The verified record: counts, win rate, units, ROI overall, per kind, category and month; the chain head',
-        querystring: RecordQuerySchema,
-        response: { 200: envelope(RecordSchema) },
-      },
+  cachedJsonRoute(app, {
+    url: '/record',
+    tags,
+    summary:
+      'The verified record: counts, win rate, units, ROI overall, per kind, category and month; the chain head',
+    data: RecordSchema,
+    load: () => signals.record(),
+    // Recomputed at most every few seconds, and as soon as the ledger moves (here or, by NOTIFY, anywhere).
+    ttlMs: 5_000,
+    cacheControl: 'public, max-age=5, stale-while-revalidate=30',
+    invalidatedBy: signals.recordChanged,
+    // A member's own record (`since` a date) is computed per request and keeps the per-address budget.
+    perRequest: {
+      querystring: RecordQuerySchema,
+      applies: (request) => hasSince(request.query),
+      load: (request) => signals.record(new Date((request.query as { since: string }).since)),
     },
-    async (request, reply) => {
-      const body = await signals.recordResponse(
-        request.query.since ? new Date(request.query.since) : undefined,
-      )
-      return sendCachedJson(request, reply, body, 'public, max-age=5, stale-while-revalidate=30')
-    },
-  )
+  })
 
   app.get(
     '/record/ledger',
@@ -227,17 +208,7 @@ export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = 
         return (reply as FastifyReply)
           .header('content-type', 'text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="edgeclub-ledger.csv"')
-          .send(
-            toCsv(page.entries, [
-              { header: 'seq', value: (entry) => entry.seq },
-              { header: 'type', value: (entry) => entry.type },
-              { header: 'signalId', value: (entry) => entry.signalId },
-              { header: 'at', value: (entry) => entry.at },
-              { header: 'prevHash', value: (entry) => entry.prevHash },
-              { header: 'hash', value: (entry) => entry.hash },
-              { header: 'data', value: (entry) => JSON.stringify(entry.data) },
-            ]),
-          )
+          .send(toCsv(page.entries, LEDGER_COLUMNS))
       }
       return ok(page)
     },

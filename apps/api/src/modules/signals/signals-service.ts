@@ -6,7 +6,6 @@ import {
   GENESIS_HASH,
   type LedgerEntry,
   type MarketPrices,
-  type PickContent,
   pickProfit,
   type SettleSignal,
   type SignalContent,
@@ -15,70 +14,30 @@ import {
   type SignalRecord,
   type SignalView,
   signalMessages,
-  type TradeSignalContent,
   tradeOutcome,
 } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql, type Transaction } from 'kysely'
-import type { DB, SignalLedgerRow, SignalRow } from '../../db/types'
-import type { Jobs } from '../../jobs/job-runner'
-import { type CachedJson, cachedJson, cachedJsonKeeper } from '../../lib/cached-json'
+import { setAuditTarget } from '../../audit/audit-scope'
+import type { DB, SignalRow } from '../../db/types'
+import { createInvalidation } from '../../lib/cached-route'
 import type { Clock } from '../../lib/clock'
 import { sha256 } from '../../lib/crypto'
 import { badRequest, conflict, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
+import type { Jobs } from '../../queue/job-runner'
 import { computeRecord } from './record'
+import { type Reader, toLedgerEntry, toSignalView } from './signal-views'
 import type { NewLedgerEntry, SignalsRepository } from './signals-repository'
 
 /** The NOTIFY channel that tells every instance the ledger moved (payload: the new entry's seq). */
 export const LEDGER_CHANNEL = 'signal_ledger'
 
-/** Who reads a signal: staff and members with access see its content; everyone sees it once it is closed. */
-export type Reader = 'full' | 'public'
-
-export function toSignalView(row: SignalRow, reader: Reader): SignalView {
-  const closed = row.status !== 'open'
-  const open = reader === 'full' || closed
-  return {
-    id: row.id,
-    kind: row.kind,
-    category: row.category,
-    status: row.status,
-    commitment: row.commitment,
-    publishedAt: new Date(row.published_at).toISOString(),
-    startsAt: row.starts_at ? new Date(row.starts_at).toISOString() : null,
-    expiresAt: row.expires_at ? new Date(row.expires_at).toISOString() : null,
-    result: row.result,
-    profitUnits: row.profit_units,
-    stake: open ? row.stake : null,
-    exitPrice: closed ? row.exit_price : null,
-    settledAt: row.settled_at ? new Date(row.settled_at).toISOString() : null,
-    voidReason: row.void_reason,
-    content: open ? row.content : null,
-    salt: closed ? row.salt : null,
-  }
-}
-
-export function toLedgerEntry(row: SignalLedgerRow): LedgerEntry {
-  return {
-    seq: row.seq,
-    type: row.type,
-    signalId: row.signal_id,
-    at: row.at,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-    data: row.data as unknown as LedgerEntry['data'],
-  }
-}
-
 /** The content exactly as it is committed to: no empty optional fields. */
 function contentOf(input: SignalInput): SignalContent {
-  const content: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(input)) {
-    if (value === undefined || value === '') continue
-    content[key] = value
-  }
-  return content as SignalContent
+  return Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== undefined && value !== ''),
+  ) as SignalContent
 }
 
 /**
@@ -106,10 +65,7 @@ export function createSignalsService(deps: {
   log: FastifyBaseLogger
 }) {
   const { repo, clock } = deps
-  let recordCache: { at: number; body: CachedJson } | undefined
-  const keepRecord = cachedJsonKeeper()
-  /** A cached record is served for a few seconds at most, and dropped as soon as the ledger moves. */
-  const RECORD_TTL_MS = 5_000
+  const recordChanged = createInvalidation()
 
   async function append(trx: Transaction<DB>, entry: Omit<NewLedgerEntry, 'seq' | 'prevHash' | 'hash'>) {
     const head = await repo.head(trx)
@@ -123,8 +79,10 @@ export function createSignalsService(deps: {
     }
     const full = { ...unsigned, hash: sha256(entryPreimage(unsigned as Omit<LedgerEntry, 'hash'>)) }
     await repo.appendEntry(full, trx)
-    // Delivery (Discord, email) through the outbox; the live stream hears of it when this commits.
-    await deps.jobs.enqueue('signals.deliver', { seq: full.seq }, { trx, key: `signal-entry:${full.seq}` })
+    // Each delivery through the outbox as its own keyed job; the live stream hears of it when this commits.
+    await deps.jobs.enqueue('signals.discord', { seq: full.seq }, { trx, key: `signal-discord:${full.seq}` })
+    if (full.type === 'publish')
+      await deps.jobs.enqueue('signals.email', { seq: full.seq }, { trx, key: `signal-email:${full.seq}` })
     await sql`select pg_notify(${LEDGER_CHANNEL}, ${String(full.seq)})`.execute(trx)
     return full
   }
@@ -170,12 +128,13 @@ export function createSignalsService(deps: {
       })
       return closed
     })
-    recordCache = undefined
+    recordChanged.invalidate()
     return toSignalView(row, 'full')
   }
 
   const settleTrade = (row: SignalRow, exit: number) => {
-    const outcome = tradeOutcome(row.content as unknown as TradeSignalContent, exit)
+    if (row.content.kind !== 'signal') throw badRequest(signalMessages.pickNeedsResult)
+    const outcome = tradeOutcome(row.content, exit)
     return { status: 'settled' as const, ...outcome, exitPrice: exit }
   }
 
@@ -195,6 +154,7 @@ export function createSignalsService(deps: {
       const salt = randomBytes(16).toString('hex')
       const commitment = sha256(commitmentPreimage(content, salt))
       const id = randomUUID()
+      setAuditTarget(id)
       const category = content.kind === 'pick' ? content.sport : content.instrument
       const row = await repo.transaction(async (trx) => {
         await repo.lockLedger(trx)
@@ -229,20 +189,20 @@ export function createSignalsService(deps: {
         })
         return inserted
       })
-      recordCache = undefined
+      recordChanged.invalidate()
       return toSignalView(row, 'full')
     },
 
     /** POST /signals/{id}/settle: a pick's result after its start, or a trading signal's exit price. */
     settle(actor: { id: string } | null, id: string, input: SettleSignal): Promise<SignalView> {
       return close(actor, id, (row, now) => {
-        if (row.kind === 'pick') {
+        if (row.content.kind === 'pick') {
           if (input.result === undefined) throw badRequest(signalMessages.pickNeedsResult)
           if (row.starts_at && new Date(row.starts_at) > now) throw badRequest(signalMessages.notStarted)
           return {
             status: 'settled',
             result: input.result,
-            profitUnits: pickProfit(row.content as unknown as PickContent, input.result),
+            profitUnits: pickProfit(row.content, input.result),
             exitPrice: null,
           }
         }
@@ -268,7 +228,8 @@ export function createSignalsService(deps: {
       for (const row of open) {
         const price = last.get(row.category)
         if (price === undefined) continue
-        const signal = row.content as unknown as TradeSignalContent
+        const signal = row.content
+        if (signal.kind !== 'signal') continue
         const long = signal.direction === 'long'
         const exit = (long ? price >= signal.target : price <= signal.target)
           ? signal.target
@@ -326,20 +287,6 @@ export function createSignalsService(deps: {
 
     readerFor,
 
-    /**
-     * GET /record as its serialized envelope and an ETag, so a browser or CDN revalidates with a 304.
-     * The record changes only when the ledger moves.
-     */
-    async recordResponse(since?: Date): Promise<CachedJson> {
-      if (!since && recordCache && Date.now() - recordCache.at < RECORD_TTL_MS) return recordCache.body
-      const value = await this.record(since)
-      const json = JSON.stringify({ success: true, data: value })
-      if (since) return cachedJson(json, { once: false })
-      // Recomputed after the TTL or a ledger move; unchanged bytes keep their ETag and compressed copies.
-      recordCache = { at: Date.now(), body: keepRecord(json) }
-      return recordCache.body
-    },
-
     /** The record computed from the ledger's settlements, with the chain head. */
     async record(since?: Date): Promise<SignalRecord> {
       const [closed, open, head] = await Promise.all([repo.listClosed(since), repo.listOpen(50), repo.head()])
@@ -368,10 +315,8 @@ export function createSignalsService(deps: {
       return value
     },
 
-    /** The ledger moved (here or on another instance): the next record is computed afresh. */
-    ledgerMoved(): void {
-      recordCache = undefined
-    },
+    /** Raised when the ledger moves (here or on another instance): the record is out of date. */
+    recordChanged,
 
     /** GET /record/ledger: the entries in order, after `after`. */
     async ledger(after: number, limit: number) {

@@ -6,7 +6,8 @@ import {
   type Transaction,
   type Updateable,
 } from 'kysely'
-import { createTallies, noMatch, termCondition, termMatch } from '../../db/tallies'
+import { createRollups, noMatch, termCondition, termMatch } from '../../db/rollups'
+import { transactionRunner } from '../../db/transaction'
 import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
 import { countRows, totalOf } from '../../lib/pagination'
 import { hasAccessAt, hasAccessSql } from './access-rule'
@@ -37,7 +38,7 @@ export interface SubscriptionListQuery {
 }
 
 export function createSubscriptionsRepository(db: Kysely<DB>) {
-  const tallies = createTallies(db)
+  const tallies = createRollups(db)
   /** One access period of a subscription; a payment pays for at most one (a redelivery adds nothing). */
   function insertPeriod(
     period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
@@ -70,7 +71,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
   }
 
   return {
-    transaction: <T>(work: (trx: Transaction<DB>) => Promise<T>) => db.transaction().execute(work),
+    transaction: transactionRunner(db),
 
     findById(id: string, trx: Executor = db): Promise<SubscriptionRow | undefined> {
       return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()

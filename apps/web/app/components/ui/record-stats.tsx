@@ -1,6 +1,6 @@
 import type { RecordStats } from '@edgeclub/shared'
+import { count, formatRate, formatUnits, winRateSample } from '@edgeclub/shared'
 import type { ReactNode } from 'react'
-import { count, formatRate, formatUnits, winRateSample } from '../../lib/signal-text'
 
 function Figure({ label, value, hint, tone }: { label: string; value: string; hint: string; tone?: string }) {
   return (

@@ -1,5 +1,4 @@
 import type { SignalView } from '@edgeclub/shared'
-import type { ReactNode } from 'react'
 import {
   categoryLabel,
   describeSignal,
@@ -8,7 +7,8 @@ import {
   outcomeOf,
   shortHash,
   timingOf,
-} from '../../lib/signal-text'
+} from '@edgeclub/shared'
+import type { ReactNode } from 'react'
 import { SignalStatusBadge } from './signal-status'
 
 /**

@@ -1,4 +1,4 @@
-import { count, formatDay, formatUnits } from '../../lib/signal-text'
+import { count, formatDay, formatUnits } from '@edgeclub/shared'
 
 const WIDTH = 880
 const HEIGHT = 260

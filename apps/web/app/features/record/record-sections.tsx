@@ -1,8 +1,4 @@
 import type { SignalRecord, SignalView } from '@edgeclub/shared'
-import { Card } from '../../components/ui/layout'
-import { StatsSummary, StatsTable } from '../../components/ui/record-stats'
-import { SignalStatusBadge } from '../../components/ui/signal-status'
-import { UnitsChart } from '../../components/ui/units-chart'
 import {
   categoryLabel,
   count,
@@ -13,7 +9,11 @@ import {
   KIND_PLURALS,
   outcomeOf,
   timingOf,
-} from '../../lib/signal-text'
+} from '@edgeclub/shared'
+import { Card } from '../../components/ui/layout'
+import { StatsSummary, StatsTable } from '../../components/ui/record-stats'
+import { SignalStatusBadge } from '../../components/ui/signal-status'
+import { UnitsChart } from '../../components/ui/units-chart'
 import { recordLinks } from './record-api'
 
 function Heading({ id, children }: { id: string; children: string }) {

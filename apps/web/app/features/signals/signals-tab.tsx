@@ -1,4 +1,13 @@
-import { paths, type SignalEvent, type SignalView, SPORTS } from '@edgeclub/shared'
+import {
+  count,
+  describeSignal,
+  formatDay,
+  KIND_LABELS,
+  paths,
+  type SignalEvent,
+  type SignalView,
+  SPORTS,
+} from '@edgeclub/shared'
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { Button } from '../../components/ui/button'
@@ -8,7 +17,6 @@ import { StatsSummary } from '../../components/ui/record-stats'
 import { SignalCard } from '../../components/ui/signal-card'
 import { UnitsChart } from '../../components/ui/units-chart'
 import type { StreamStatus } from '../../lib/event-stream'
-import { count, describeSignal, formatDay, KIND_LABELS } from '../../lib/signal-text'
 import { useSubscriptionStatus } from '../../lib/subscription-status-api'
 import { useSession } from '../../lib/use-session'
 import { type FeedFilter, useOwnRecord, useSignalFeed } from './signals-api'

@@ -3,14 +3,13 @@ import type Stripe from 'stripe'
 import type { PaymentRow, PlanRow, UserRow } from '../../../db/types'
 import type { Clock } from '../../../lib/clock'
 import { AppError, badRequest, conflict, notFound } from '../../../lib/errors'
-import type { AuthRepository } from '../../auth/auth-repository'
-import type { PlansRepository } from '../../plans/plans-repository'
+import type { AccountsService } from '../../auth/accounts-service'
 import { type PlansService, toPlan } from '../../plans/plans-service'
-import type { SubscriptionsRepository } from '../../subscriptions/subscriptions-repository'
-import type { Fulfilment, FulfilOutcome } from '../ledger/fulfilment'
-import type { PaymentsRepository } from '../ledger/payments-repository'
-import type { PaymentsService } from '../ledger/payments-service'
-import { assertCanBuy } from '../ledger/purchase-rules'
+import type { AccessService } from '../../subscriptions/access-service'
+import type { Fulfilment, FulfilOutcome } from '../common/fulfilment'
+import type { PaymentsRepository } from '../common/payments-repository'
+import type { PaymentsService } from '../common/payments-service'
+import { assertCanBuy } from '../common/purchase-rules'
 import type { StripeCatalog } from './stripe-catalog'
 import { idOf, invoicePaymentIntentId, toPaidInvoice } from './stripe-objects'
 
@@ -28,10 +27,9 @@ export function createCardCheckoutService(deps: {
   catalog: StripeCatalog | undefined
   payments: PaymentsRepository
   ledger: PaymentsService
-  subscriptions: SubscriptionsRepository
-  plans: PlansService
-  plansRepo: PlansRepository
-  users: AuthRepository
+  access: Pick<AccessService, 'currentAccess'>
+  plans: Pick<PlansService, 'onSaleOrThrow' | 'findById'>
+  accounts: Pick<AccountsService, 'setStripeCustomer'>
   fulfilment: Fulfilment
   clock: Clock
 }) {
@@ -53,7 +51,7 @@ export function createCardCheckoutService(deps: {
       },
       { idempotencyKey: `customer-${user.id}` },
     )
-    await deps.users.updateUser(user.id, { stripe_customer_id: customer.id })
+    await deps.accounts.setStripeCustomer(user.id, customer.id)
     return customer.id
   }
 
@@ -198,7 +196,7 @@ export function createCardCheckoutService(deps: {
     async createIntent(user: UserRow, input: { planId: string; currency: string }): Promise<PaymentIntent> {
       const plan = await deps.plans.onSaleOrThrow(input.planId)
       if (input.currency !== plan.currency) throw badRequest(`This plan is priced in ${plan.currency}`)
-      assertCanBuy(await deps.subscriptions.currentAccess(user.id, clock.now()), plan, 'card')
+      assertCanBuy(await deps.access.currentAccess(user.id), plan, 'card')
       return startCheckout(user, plan)
     },
 
@@ -244,10 +242,10 @@ export function createCardCheckoutService(deps: {
       if (row.status !== 'pending' && row.status !== 'failed')
         throw badRequest('Only a pending or failed payment can be paid again')
       if (row.provider !== 'stripe') throw badRequest('This payment is not a card payment')
-      const plan = row.plan_id ? await deps.plansRepo.findById(row.plan_id) : undefined
+      const plan = row.plan_id ? await deps.plans.findById(row.plan_id) : undefined
       // Paying a plan checkout again is buying that plan: the one-plan rule applies.
       if (plan && (row.kind === 'subscription' || row.kind === 'lifetime'))
-        assertCanBuy(await deps.subscriptions.currentAccess(user.id, clock.now()), plan, 'card')
+        assertCanBuy(await deps.access.currentAccess(user.id), plan, 'card')
       const stripe = stripeOrThrow()
       if (row.stripe_payment_intent_id) {
         const intent = await stripe.paymentIntents.retrieve(row.stripe_payment_intent_id)

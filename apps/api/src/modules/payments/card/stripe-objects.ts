@@ -1,5 +1,5 @@
 import type Stripe from 'stripe'
-import type { PaidInvoice } from '../ledger/fulfilment'
+import type { PaidInvoice } from '../common/fulfilment'
 
 /** Reading the parts of Stripe objects we rely on, in the shapes of the pinned API version. */
 

@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type Stripe from 'stripe'
 import type { Clock } from '../../../lib/clock'
 import { addMs } from '../../../lib/clock'
-import type { SubscriptionsService } from '../../subscriptions/subscriptions-service'
-import type { Fulfilment } from '../ledger/fulfilment'
-import type { PaymentsRepository } from '../ledger/payments-repository'
-import { RECONCILE_AFTER, type ReconciliationSource, type SweepFinding } from '../ledger/reconciliation'
+import type { AccessService } from '../../subscriptions/access-service'
+import type { Fulfilment } from '../common/fulfilment'
+import type { PaymentsRepository } from '../common/payments-repository'
+import { RECONCILE_AFTER, type ReconciliationSource, type SweepFinding } from '../common/reconciliation'
 import type { CardCheckoutService } from './card-checkout-service'
 import { idOf, invoiceSubscriptionId, toPaidInvoice } from './stripe-objects'
 
@@ -24,7 +24,7 @@ export function createStripeReconciliation(deps: {
   payments: PaymentsRepository
   checkout: CardCheckoutService
   fulfilment: Fulfilment
-  subscriptions: SubscriptionsService
+  access: Pick<AccessService, 'findByStripeId' | 'renewalFailed' | 'applyStripeState'>
   clock: Clock
   log: FastifyBaseLogger
 }): ReconciliationSource {
@@ -100,9 +100,9 @@ export function createStripeReconciliation(deps: {
       const id = (event.data.object as { id?: string }).id
       if (!id || seen.has(id)) continue
       seen.add(id)
-      if (!(await deps.subscriptions.findByStripeId(id))) continue
+      if (!(await deps.access.findByStripeId(id))) continue
       const current = await stripe.subscriptions.retrieve(id)
-      await deps.subscriptions.applyStripeState(id, {
+      await deps.access.applyStripeState(id, {
         status: current.status,
         cancelAtPeriodEnd: current.cancel_at_period_end,
         endedAt: current.ended_at ? new Date(current.ended_at * 1000) : null,

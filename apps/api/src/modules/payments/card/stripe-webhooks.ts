@@ -1,9 +1,9 @@
 import type Stripe from 'stripe'
 import type { Clock } from '../../../lib/clock'
-import type { SubscriptionsService } from '../../subscriptions/subscriptions-service'
-import type { Fulfilment } from '../ledger/fulfilment'
-import type { PaymentsRepository } from '../ledger/payments-repository'
-import type { PaymentsService } from '../ledger/payments-service'
+import type { AccessService } from '../../subscriptions/access-service'
+import type { Fulfilment } from '../common/fulfilment'
+import type { PaymentsRepository } from '../common/payments-repository'
+import type { PaymentsService } from '../common/payments-service'
 import type { CardCheckoutService } from './card-checkout-service'
 import { idOf, invoicePaymentIntentId, invoiceSubscriptionId, toPaidInvoice } from './stripe-objects'
 
@@ -17,7 +17,7 @@ export function createStripeWebhooks(deps: {
   payments: PaymentsRepository
   ledger: PaymentsService
   card: CardCheckoutService
-  subscriptions: SubscriptionsService
+  access: Pick<AccessService, 'findByStripeId' | 'renewalFailed' | 'applyStripeState'>
   fulfilment: Fulfilment
   clock: Clock
 }) {
@@ -58,7 +58,7 @@ export function createStripeWebhooks(deps: {
       }
       return
     }
-    const local = await deps.subscriptions.findByStripeId(subscriptionId)
+    const local = await deps.access.findByStripeId(subscriptionId)
     if (!local || local.status === 'expired' || local.status === 'cancelled') return
     // The declined renewal shows in the member's history, once per invoice.
     await payments.insertForInvoiceIfMissing({
@@ -74,14 +74,14 @@ export function createStripeWebhooks(deps: {
       stripe_payment_intent_id: invoicePaymentIntentId(invoice),
       failure_message: 'Your renewal payment was declined',
     })
-    await deps.subscriptions.renewalFailed(subscriptionId)
+    await deps.access.renewalFailed(subscriptionId)
   }
 
   /** Renewal switch-offs, cancellations and terminal states, read from Stripe's current object. */
   async function onSubscriptionChanged(fromEvent: Stripe.Subscription) {
-    if (!(await deps.subscriptions.findByStripeId(fromEvent.id))) return
+    if (!(await deps.access.findByStripeId(fromEvent.id))) return
     const current = await stripe.subscriptions.retrieve(fromEvent.id)
-    await deps.subscriptions.applyStripeState(fromEvent.id, {
+    await deps.access.applyStripeState(fromEvent.id, {
       status: current.status,
       cancelAtPeriodEnd: current.cancel_at_period_end,
       endedAt: current.ended_at ? new Date(current.ended_at * 1000) : null,

@@ -1,4 +1,11 @@
-import { type CryptoCheckout, cryptoMessages, fromMinorUnits, minorUnitDigits, site } from '@edgeclub/shared'
+import {
+  type CryptoCheckout,
+  cryptoMessages,
+  dashboardTab,
+  fromMinorUnits,
+  minorUnitDigits,
+  site,
+} from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { PaymentRow, PlanRow, UserRow } from '../../../db/types'
 import {
@@ -7,23 +14,19 @@ import {
   type BtcpayInvoice,
   type BtcpayWebhookEvent,
 } from '../../../integrations/btcpay/btcpay-client'
-import { renderEmail } from '../../../integrations/mail/templates'
-import type { Jobs } from '../../../jobs/job-runner'
-import { addMs, type Clock, DAY, MINUTE } from '../../../lib/clock'
+import { addMs, type Clock, MINUTE } from '../../../lib/clock'
 import { AppError, conflict } from '../../../lib/errors'
 import type { PlansService } from '../../plans/plans-service'
-import type { SubscriptionsRepository } from '../../subscriptions/subscriptions-repository'
-import type { Fulfilment } from '../ledger/fulfilment'
-import type { PaymentsRepository } from '../ledger/payments-repository'
-import { assertCanBuy } from '../ledger/purchase-rules'
-import { RECONCILE_AFTER, type ReconciliationSource } from '../ledger/reconciliation'
+import type { AccessService } from '../../subscriptions/access-service'
+import type { Fulfilment } from '../common/fulfilment'
+import type { PaymentsRepository } from '../common/payments-repository'
+import { assertCanBuy } from '../common/purchase-rules'
+import { RECONCILE_AFTER, type ReconciliationSource } from '../common/reconciliation'
 
 /** How long a member has to pay a crypto invoice. */
 export const INVOICE_MINUTES = 30
 /** An open invoice is handed out again only if this much time is left to pay it. */
 export const REUSE_MIN_LEFT = 5 * MINUTE
-/** Crypto-paid periods get a renewal reminder this long before they end. */
-export const REMINDER_BEFORE = 3 * DAY
 
 export type SyncOutcome = 'fulfilled' | 'already' | 'failed' | 'open' | 'unknown'
 
@@ -36,11 +39,9 @@ export function createCryptoService(deps: {
   btcpay: BtcpayClient | undefined
   storeId: string | undefined
   payments: PaymentsRepository
-  subscriptions: SubscriptionsRepository
+  access: Pick<AccessService, 'currentAccess'>
   plans: PlansService
   fulfilment: Fulfilment
-  users: { findUserById(id: string): Promise<UserRow | undefined> }
-  jobs: Jobs
   clock: Clock
   appOrigin: string
   log: FastifyBaseLogger
@@ -126,7 +127,7 @@ export function createCryptoService(deps: {
           planId: plan.id,
           itemDesc: `${site.name} ${plan.name}`,
         },
-        redirectUrl: `${deps.appOrigin}/dashboard?tab=payments`,
+        redirectUrl: `${deps.appOrigin}${dashboardTab('payments')}`,
         expirationMinutes: INVOICE_MINUTES,
       }),
     )
@@ -151,7 +152,7 @@ export function createCryptoService(deps: {
     async createCheckout(user: UserRow, planId: string, attempt = 0): Promise<CryptoCheckout> {
       const btcpay = btcpayOrThrow()
       const plan = await deps.plans.onSaleOrThrow(planId)
-      assertCanBuy(await deps.subscriptions.currentAccess(user.id, clock.now()), plan, 'crypto')
+      assertCanBuy(await deps.access.currentAccess(user.id), plan, 'crypto')
       const created = await payments.insertPendingCheckout({
         user_id: user.id,
         plan_id: plan.id,
@@ -265,41 +266,6 @@ export function createCryptoService(deps: {
         return { checked: stale.length, settled }
       },
     } satisfies ReconciliationSource,
-
-    /** 3 days before a crypto-paid period ends: one reminder email per period (the end date is the key). */
-    async sendRenewalReminders(): Promise<number> {
-      const now = clock.now()
-      const due = await deps.subscriptions.listCryptoEndingBetween(now, addMs(now, REMINDER_BEFORE))
-      let sent = 0
-      for (const row of due) {
-        const user = await deps.users.findUserById(row.user_id)
-        if (!user || !row.end_date) continue
-        const endDate = new Date(row.end_date)
-        await deps.subscriptions.transaction(async (trx) => {
-          await deps.jobs.enqueue(
-            'email',
-            {
-              message: {
-                to: user.email,
-                ...renderEmail({
-                  subject: `Your ${site.name} ${row.plan_name} plan ends on ${endDate.toISOString().slice(0, 10)}`,
-                  heading: 'Time to renew',
-                  paragraphs: [
-                    `Hi ${user.first_name},`,
-                    `Crypto payments do not renew by themselves. Your ${row.plan_name} plan ends on ${endDate.toUTCString().slice(0, 16)}; renew now and the new period starts when this one ends.`,
-                  ],
-                  action: { label: 'Renew with crypto', url: `${deps.appOrigin}/dashboard?tab=subscription` },
-                }),
-              },
-            },
-            { trx, key: `crypto-reminder:${row.id}:${endDate.valueOf()}` },
-          )
-          await deps.subscriptions.update(row.id, { renewal_reminder_for: endDate, updated_at: now }, trx)
-        })
-        sent += 1
-      }
-      return sent
-    },
   }
 }
 export type CryptoService = ReturnType<typeof createCryptoService>

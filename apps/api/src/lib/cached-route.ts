@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
+import { type CachedJson, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
+import { envelope } from './envelope'
+import { HOT_ROUTE } from './hot-route'
+
+/** "What you served is out of date": a service raises it, the cached routes built on it listen. */
+export interface Invalidation {
+  invalidate(): void
+  subscribe(listener: () => void): void
+}
+
+export function createInvalidation(): Invalidation {
+  const listeners: (() => void)[] = []
+  return {
+    invalidate: () => {
+      for (const listener of listeners) listener()
+    },
+    subscribe: (listener) => {
+      listeners.push(listener)
+    },
+  }
+}
+
+/**
+ * A public JSON answer served from memory (plans, prices, the record). The service gives the value
+ * (`load`) and says when it changed (`invalidatedBy`); this owns the rest: the envelope serialized
+ * through the response schema once per change, the strong ETag and 304s, the precompressed bodies
+ * (lib/cached-json.ts), a copy kept for at most `ttlMs` (other instances' changes arrive within it),
+ * and one load at a time however many requests wait for it.
+ */
+export function cachedJsonRoute<Data extends z.ZodType>(
+  app: FastifyInstance,
+  route: {
+    url: string
+    tags: string[]
+    summary: string
+    data: Data
+    load: () => Promise<z.input<Data>>
+    ttlMs: number
+    cacheControl: string
+    invalidatedBy?: Invalidation
+    /** Requests the shared copy cannot answer (a query that narrows it): served one by one, uncached. */
+    perRequest?: {
+      querystring: z.ZodType
+      applies: (request: FastifyRequest) => boolean
+      load: (request: FastifyRequest) => Promise<z.input<Data>>
+    }
+  },
+): void {
+  const schema = envelope(route.data)
+  const serialize = (value: z.input<Data>) => JSON.stringify(schema.parse({ success: true, data: value }))
+  const keep = cachedJsonKeeper()
+  let copy: { body: CachedJson; at: number } | undefined
+  let loading: Promise<CachedJson> | undefined
+  let generation = 0
+  route.invalidatedBy?.subscribe(() => {
+    copy = undefined
+    generation += 1
+  })
+
+  const current = async (): Promise<CachedJson> => {
+    if (copy && Date.now() - copy.at < route.ttlMs) return copy.body
+    loading ??= (async () => {
+      const started = generation
+      try {
+        // An unchanged value keeps its bytes, ETag and compressed copies: only a change re-hashes.
+        const body = keep(serialize(await route.load()))
+        // A change announced while loading makes this copy stale at once: the next request loads again.
+        copy = { body, at: started === generation ? Date.now() : 0 }
+        return body
+      } finally {
+        loading = undefined
+      }
+    })()
+    return loading
+  }
+
+  app.get(
+    route.url,
+    {
+      ...HOT_ROUTE,
+      ...(route.perRequest
+        ? {
+            // The shared copy costs less than limiting it; answers made per request keep the budget.
+            config: {
+              rateLimit: { allowList: (request: FastifyRequest) => !route.perRequest?.applies(request) },
+            },
+          }
+        : {}),
+      schema: {
+        tags: route.tags,
+        summary: route.summary,
+        ...(route.perRequest ? { querystring: route.perRequest.querystring } : {}),
+        response: { 200: schema },
+      },
+    },
+    async (request, reply) => {
+      const body =
+        route.perRequest?.applies(request) === true
+          ? cachedJson(serialize(await route.perRequest.load(request)), { once: false })
+          : await current()
+      return sendCachedJson(request, reply, body, route.cacheControl)
+    },
+  )
+}

@@ -1,0 +1,386 @@
+import {
+  type Insertable,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+  type Transaction,
+  type Updateable,
+} from 'kysely'
+import { createRollups, noMatch, termCondition, termMatch } from '../../../db/rollups'
+import { transactionRunner } from '../../../db/transaction'
+import type { DB, PaymentRow, PaymentsTable } from '../../../db/types'
+import { countRows, totalOf } from '../../../lib/pagination'
+
+type Executor = Kysely<DB> | Transaction<DB>
+
+/** Each sort's columns (the id breaks ties); every one has an index ending in the id. */
+export const PAYMENT_SORTS = {
+  createdAt: ['payments.created_at'],
+  amount: ['payments.amount_minor'],
+  // Within a status, the newest first (or last).
+  status: ['payments.status', 'payments.created_at'],
+} as const
+export type PaymentSort = keyof typeof PAYMENT_SORTS
+
+export interface PaymentListQuery {
+  page: number
+  limit: number
+  search?: string
+  sortBy: PaymentSort
+  sortOrder: 'asc' | 'desc'
+  provider?: string
+  status?: string
+  userId?: string
+}
+
+/** What a search term may name besides a member (the columns' allowed values). */
+const PAYMENT_NAMES = {
+  statuses: ['pending', 'completed', 'failed', 'cancelled', 'refunded', 'partially_refunded'],
+  kinds: ['subscription', 'renewal', 'lifetime', 'tip', 'grant'],
+}
+
+export function createPaymentsRepository(db: Kysely<DB>) {
+  const tallies = createRollups(db)
+  return {
+    transaction: transactionRunner(db),
+
+    findById(id: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    findByIdForUpdate(id: string, trx: Transaction<DB>): Promise<PaymentRow | undefined> {
+      return trx.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    findByPaymentIntent(paymentIntentId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_payment_intent_id', '=', paymentIntentId)
+        .executeTakeFirst()
+    },
+
+    findByPaymentIntentForUpdate(
+      paymentIntentId: string,
+      trx: Transaction<DB>,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_payment_intent_id', '=', paymentIntentId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    findByInvoice(invoiceId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_invoice_id', '=', invoiceId)
+        .executeTakeFirst()
+    },
+
+    findByInvoiceForUpdate(invoiceId: string, trx: Transaction<DB>): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_invoice_id', '=', invoiceId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    findByBtcpayInvoice(invoiceId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('btcpay_invoice_id', '=', invoiceId)
+        .executeTakeFirst()
+    },
+
+    findByBtcpayInvoiceForUpdate(invoiceId: string, trx: Transaction<DB>): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('btcpay_invoice_id', '=', invoiceId)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    /**
+     * Changes a payment only while it is still pending: a status read from BTCPay a moment ago must
+     * not overwrite a fulfilment that committed in between.
+     */
+    updatePending(
+      id: string,
+      changes: Updateable<PaymentsTable>,
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .updateTable('payments')
+        .set(changes)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    /** Links a BTCPay invoice to a pending payment that has none yet; undefined if another request won. */
+    attachBtcpayInvoice(
+      id: string,
+      invoice: { btcpay_invoice_id: string; checkout_url: string; expires_at: Date; updated_at: Date },
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .updateTable('payments')
+        .set(invoice)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('btcpay_invoice_id', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    /** Records a webhook delivery (once per id; a repeat counts an attempt). */
+    async recordWebhookEvent(event: { id: string; provider: string; type: string }, trx: Executor = db) {
+      await trx
+        .insertInto('webhook_events')
+        .values(event)
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet((eb) => ({ attempts: eb('webhook_events.attempts', '+', 1) })),
+        )
+        .execute()
+    },
+
+    async finishWebhookEvent(
+      id: string,
+      result: { processedAt: Date } | { error: string },
+      trx: Executor = db,
+    ) {
+      await trx
+        .updateTable('webhook_events')
+        .set(
+          'processedAt' in result
+            ? { processed_at: result.processedAt, last_error: null }
+            : { last_error: result.error.slice(0, 500) },
+        )
+        .where('id', '=', id)
+        .execute()
+    },
+
+    /**
+     * Records something a processor holds as paid that the ledger cannot match; true when it is new
+     * (a repeat sighting only moves last_seen_at).
+     */
+    async recordReconciliationIssue(issue: {
+      rail: 'card' | 'crypto'
+      objectId: string
+      kind: string
+      amountMinor: number | null
+      currency: string | null
+      detail: string
+      at: Date
+    }): Promise<boolean> {
+      const row = await db
+        .insertInto('reconciliation_issues')
+        .values({
+          rail: issue.rail,
+          object_id: issue.objectId,
+          kind: issue.kind,
+          amount_minor: issue.amountMinor,
+          currency: issue.currency,
+          detail: issue.detail,
+          first_seen_at: issue.at,
+          last_seen_at: issue.at,
+        })
+        .onConflict((oc) => oc.column('object_id').doUpdateSet({ last_seen_at: issue.at }))
+        .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+        .executeTakeFirstOrThrow()
+      return Boolean(row.inserted)
+    },
+
+    listOpenReconciliationIssues(limit: number) {
+      return db
+        .selectFrom('reconciliation_issues')
+        .selectAll()
+        .where('resolved_at', 'is', null)
+        .orderBy('first_seen_at', 'desc')
+        .limit(limit)
+        .execute()
+    },
+
+    /** Crypto payments still pending after `olderThan` (reconciliation asks BTCPay about them). */
+    listStalePendingCrypto(olderThan: Date, limit: number, trx: Executor = db): Promise<PaymentRow[]> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('provider', '=', 'crypto')
+        .where('btcpay_invoice_id', 'is not', null)
+        .where('updated_at', '<', olderThan)
+        .orderBy('updated_at')
+        .limit(limit)
+        .execute()
+    },
+
+    findByCharge(chargeId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_charge_id', '=', chargeId)
+        .executeTakeFirst()
+    },
+
+    /** The member's open checkout for a plan, if any (at most one, by index). */
+    findPendingCheckout(userId: string, planId: string, provider: 'stripe' | 'crypto', trx: Executor = db) {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('plan_id', '=', planId)
+        .where('provider', '=', provider)
+        .where('status', '=', 'pending')
+        .where('kind', 'in', ['subscription', 'lifetime'])
+        .executeTakeFirst()
+    },
+
+    /** Inserts a pending checkout unless one is open already (then returns undefined). */
+    insertPendingCheckout(
+      payment: Insertable<PaymentsTable>,
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx
+        .insertInto('payments')
+        .values(payment)
+        .onConflict((oc) =>
+          oc
+            .columns(['user_id', 'plan_id', 'provider'])
+            .where('status', '=', 'pending')
+            .where('kind', 'in', ['subscription', 'lifetime'])
+            .doNothing(),
+        )
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    insert(payment: Insertable<PaymentsTable>, trx: Executor = db): Promise<PaymentRow> {
+      return trx.insertInto('payments').values(payment).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** For renewals first seen in a webhook: one row per Stripe invoice, however many deliveries race. */
+    async insertForInvoiceIfMissing(payment: Insertable<PaymentsTable>, trx: Executor = db): Promise<void> {
+      await trx
+        .insertInto('payments')
+        .values(payment)
+        .onConflict((oc) => oc.column('stripe_invoice_id').doNothing())
+        .execute()
+    },
+
+    update(
+      id: string,
+      changes: Updateable<PaymentsTable>,
+      trx: Executor = db,
+    ): Promise<PaymentRow | undefined> {
+      return trx.updateTable('payments').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+    },
+
+    /** Card payments still pending after `olderThan` (for reconciliation). */
+    listStalePending(olderThan: Date, limit: number, trx: Executor = db): Promise<PaymentRow[]> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('provider', '=', 'stripe')
+        .where('stripe_payment_intent_id', 'is not', null)
+        .where('updated_at', '<', olderThan)
+        .orderBy('updated_at')
+        .limit(limit)
+        .execute()
+    },
+
+    /** Completed payments of a member, summed per currency (minor units). */
+    async completedTotals(userId: string) {
+      return db
+        .selectFrom('payments')
+        .select([
+          'currency',
+          (eb) => eb.fn.sum<number>('amount_minor').as('total'),
+          (eb) => eb.fn.countAll<number>().as('count'),
+        ])
+        .where('user_id', '=', userId)
+        .where('status', '=', 'completed')
+        .groupBy('currency')
+        .orderBy('currency')
+        .execute()
+    },
+
+    /**
+     * Search finds a member by email (trigram index), a plan by name, or a status or kind. A term that
+     * names no plan, status or kind searches members only, through the payments' member index. The
+     * whole ledger's pages take their ids from a sort index alone, then read only their own rows; totals
+     * come from the tallies (plus the few rows of found members that the tallies cannot tell apart).
+     */
+    async list(query: PaymentListQuery) {
+      const term = query.search?.toLowerCase()
+      const match = term === undefined ? undefined : await termMatch(db, term, PAYMENT_NAMES)
+      const members = term
+        ? db.selectFrom('users').select('id').where(sql`lower(email)`, 'like', `%${term}%`)
+        : undefined
+      const filtered = (qb: SelectQueryBuilder<DB, 'payments', object>) => {
+        let next = qb
+        if (query.userId) next = next.where('payments.user_id', '=', query.userId)
+        if (query.provider) next = next.where('payments.provider', '=', query.provider as 'stripe')
+        if (query.status) next = next.where('payments.status', '=', query.status as 'completed')
+        return next
+      }
+      let base = filtered(db.selectFrom('payments'))
+      if (members && match) {
+        base = noMatch(match)
+          ? base.where('payments.user_id', 'in', members)
+          : base.where((eb) =>
+              eb.or([eb('payments.user_id', 'in', members), termCondition(match, { kinds: true })]),
+            )
+      }
+      let pageIds = base.select('payments.id')
+      for (const column of PAYMENT_SORTS[query.sortBy]) pageIds = pageIds.orderBy(column, query.sortOrder)
+      pageIds = pageIds
+        .orderBy('payments.id', query.sortOrder)
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+      // One member's few payments are read directly; the ledger's through the page of ids.
+      const source = query.userId
+        ? base
+        : db.selectFrom(pageIds.as('page')).innerJoin('payments', 'payments.id', 'page.id')
+      let ordered = source
+        .leftJoin('plans', 'plans.id', 'payments.plan_id')
+        .innerJoin('users', 'users.id', 'payments.user_id')
+        .selectAll('payments')
+        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
+      for (const column of PAYMENT_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
+      ordered = ordered.orderBy('payments.id', query.sortOrder)
+      if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
+      const rows = await ordered.execute()
+
+      const total = await totalOf(query.page, query.limit, rows.length, async () => {
+        // One member's payments are few: count them.
+        if (query.userId) return countRows(base)
+        if (!members || !match) return tallies.payments({ provider: query.provider, status: query.status })
+        // Found members' payments, except those the tallies count below.
+        const ofMembers = countRows(
+          filtered(db.selectFrom('payments'))
+            .where('payments.user_id', 'in', members)
+            .where(sql<boolean>`not ${termCondition(match, { kinds: true })}`),
+        )
+        const named = noMatch(match)
+          ? 0
+          : tallies.payments({
+              provider: query.provider,
+              status: query.status,
+              also: termCondition(match, { kinds: true }),
+            })
+        return (await ofMembers) + (await named)
+      })
+      return { rows, total }
+    },
+  }
+}
+export type PaymentsRepository = ReturnType<typeof createPaymentsRepository>

@@ -1,0 +1,98 @@
+import { type SignalView, signalAnnouncement } from '@edgeclub/shared'
+import type { DiscordClient } from '../../integrations/discord/discord-client'
+import type { Clock } from '../../lib/clock'
+import type { MailQueue } from '../../mail/mail-queue'
+import { signalEmail } from '../../mail/member-news-emails'
+import { type Jobs, type QueuePolicies, type QueuePolicy, SWEEP_POLICY } from '../../queue/job-runner'
+import { toSignalView } from './signal-views'
+import type { SignalsRepository } from './signals-repository'
+import type { SignalsService } from './signals-service'
+
+declare module '../../queue/job-runner' {
+  interface JobData {
+    /** One ledger entry posted to the members' signals channel in Discord. */
+    'signals.discord': { seq: number }
+    /** One publication emailed to members with access who asked for updates (one mail job each). */
+    'signals.email': { seq: number }
+    'signals.settle-prices': Record<string, never>
+  }
+}
+
+const DELIVERY: QueuePolicy = {
+  retryLimit: 10,
+  retryDelay: 5,
+  batchSize: 5,
+  concurrency: 1,
+  expireInSeconds: 300,
+}
+
+export const SIGNALS_QUEUES: QueuePolicies<'signals.discord' | 'signals.email' | 'signals.settle-prices'> = {
+  'signals.discord': DELIVERY,
+  'signals.email': DELIVERY,
+  'signals.settle-prices': { ...SWEEP_POLICY, retryLimit: 0 },
+}
+
+/** Discord's limit on a message's length. */
+const DISCORD_LIMIT = 2000
+
+/**
+ * Each delivery of a ledger entry is its own keyed job (queued with the entry, signals-service.ts), so
+ * a Discord outage never mails anyone twice and a mail outage never posts twice.
+ */
+export async function registerSignalsJobs(
+  jobs: Pick<Jobs, 'work' | 'schedule'>,
+  deps: {
+    repo: Pick<SignalsRepository, 'entry' | 'findById' | 'listSubscribersWithAccess' | 'transaction'>
+    signals: Pick<SignalsService, 'settleFromPrices'>
+    mail: Pick<MailQueue, 'enqueueBulk'>
+    discord: Pick<DiscordClient, 'sendMessage'> | undefined
+    channelId: string | undefined
+    clock: Clock
+    appOrigin: string
+  },
+): Promise<void> {
+  /** The entry and its signal as members with access see it, or undefined when either is gone. */
+  const load = async (
+    seq: number,
+  ): Promise<{ type: 'publish' | 'settle' | 'void'; signal: SignalView } | undefined> => {
+    const entry = await deps.repo.entry(seq)
+    const row = entry ? await deps.repo.findById(entry.signal_id) : undefined
+    return entry && row ? { type: entry.type, signal: toSignalView(row, 'full') } : undefined
+  }
+
+  await jobs.work('signals.discord', async ({ seq }) => {
+    const { discord, channelId } = deps
+    const loaded = discord && channelId ? await load(seq) : undefined
+    if (!discord || !channelId || !loaded) return
+    const { headline, details, analysis } = signalAnnouncement(loaded.type, loaded.signal, 'discord')
+    const text = [`**${headline}**`, details, analysis ? `\n${analysis}` : ''].filter(Boolean).join('\n')
+    await discord.sendMessage(
+      channelId,
+      text.length > DISCORD_LIMIT ? `${text.slice(0, DISCORD_LIMIT - 1)}…` : text,
+    )
+  })
+
+  await jobs.work('signals.email', async ({ seq }) => {
+    const loaded = await load(seq)
+    if (loaded?.type !== 'publish') return
+    const { signal } = loaded
+    const { subject, headline, details } = signalAnnouncement('publish', signal, 'email')
+    // One mail job per member, all queued in one transaction and keyed, so nobody is mailed twice.
+    await deps.repo.transaction(async (trx) => {
+      const recipients = await deps.repo.listSubscribersWithAccess(deps.clock.now(), trx)
+      await deps.mail.enqueueBulk(
+        recipients.map((recipient) => ({
+          key: `signal-mail:${signal.id}:${recipient.id}`,
+          message: signalEmail(recipient, { kind: signal.kind, subject, headline, details }, deps.appOrigin),
+        })),
+        { trx },
+      )
+    })
+  })
+
+  // Every minute: open trading signals on the price feed's instruments settle at target, stop or expiry.
+  await jobs.work('signals.settle-prices', async () => {
+    await deps.signals.settleFromPrices()
+  })
+  await jobs.schedule('signals.settle-prices', '* * * * *')
+}

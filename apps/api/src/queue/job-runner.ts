@@ -1,0 +1,299 @@
+import { createHash } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import PgBoss from 'pg-boss'
+import type { Database } from '../db/database'
+import type { DB } from '../db/types'
+
+/**
+ * Background work on pg-boss, in the app's own database.
+ *
+ * - **Outbox.** A side effect of a state change is enqueued with the transaction that makes the
+ *   change (`trx`): the job exists exactly when the change committed, so a crash in between loses
+ *   nothing and invents nothing.
+ * - **Business keys.** A job enqueued with a `key` gets an id derived from it, so the same effect is
+ *   queued once however often its cause is replayed, and a worker records the key when the effect is
+ *   done, so a job that runs again (its completion was lost with the database) does not repeat it.
+ * - **Throughput.** Workers fetch batches, run them with bounded concurrency and fetch again at once
+ *   while work is waiting; they sleep only when their queue is empty. Failures retry per job with
+ *   growing, jittered delays (pg-boss's exponential backoff with random spread).
+ */
+
+/**
+ * Every queue and the data its jobs carry. Empty here: the code that owns a queue declares it beside
+ * its worker (module augmentation of this interface), so this folder knows no domain.
+ *
+ * ```ts
+ * declare module '../../queue/job-runner' {
+ *   interface JobData { 'signals.discord': { seq: number } }
+ * }
+ * ```
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation
+export interface JobData {}
+export type QueueName = keyof JobData
+
+export interface QueuePolicy {
+  /** Retries after the first try; with backoff the waits double from retryDelay (seconds). */
+  retryLimit: number
+  retryDelay: number
+  /** Jobs fetched at once, and how many of them run at the same time. */
+  batchSize: number
+  concurrency: number
+  /** A job still active after this long is failed (and retried) by pg-boss. */
+  expireInSeconds: number
+  /** Delete a done job at once instead of archiving it (its data may hold an address or a link). */
+  forgetWhenDone?: boolean
+}
+
+/** Each queue's policy, given by the code that declares the queue. */
+export type QueuePolicies<Q extends QueueName = QueueName> = { [K in Q]: QueuePolicy }
+
+/** For schedules and sweeps: one at a time, a couple of retries, plenty of time. */
+export const SWEEP_POLICY: QueuePolicy = {
+  retryLimit: 2,
+  retryDelay: 30,
+  batchSize: 1,
+  concurrency: 1,
+  expireInSeconds: 600,
+}
+
+type Executor = Kysely<DB> | Transaction<DB>
+
+export interface EnqueueOptions {
+  /** The transaction of the change this job follows (the outbox); without it the job is queued now. */
+  trx?: Executor
+  /** Business key: the same key is queued, and done, at most once. */
+  key?: string
+  startAfter?: Date
+  /** At most one job per `throttle.key` in each window of `throttle.seconds`. */
+  throttle?: { key: string; seconds: number }
+}
+
+export interface JobContext {
+  id: string
+  /** The business key it was queued with, if any. */
+  key: string | null
+  /** 0 on the first try. */
+  retryCount: number
+  /** Whether pg-boss will try again if this attempt throws. */
+  lastAttempt: boolean
+}
+
+export interface Jobs {
+  enqueue<Q extends QueueName>(queue: Q, data: JobData[Q], options?: EnqueueOptions): Promise<void>
+  /** Many jobs of one queue in one statement (a broadcast's recipients). */
+  enqueueMany<Q extends QueueName>(
+    queue: Q,
+    jobs: { data: JobData[Q]; key: string }[],
+    options?: { trx?: Executor },
+  ): Promise<void>
+  work<Q extends QueueName>(
+    queue: Q,
+    handler: (data: JobData[Q], job: JobContext) => Promise<void>,
+  ): Promise<void>
+  schedule(queue: QueueName, cron: string): Promise<void>
+  /** Jobs of a queue that are waiting or running (operators, tests and benchmarks read it). */
+  pending(queue: QueueName): Promise<number>
+  stop(): Promise<void>
+}
+
+interface Envelope<T> {
+  key: string | null
+  body: T
+}
+
+/** A UUID derived from the queue and a business key, so the same effect always has the same job id. */
+export function jobIdFor(queue: string, key: string): string {
+  const hex = createHash('sha256').update(`${queue}\n${key}`).digest('hex')
+  // Shaped as a version-5 style UUID (pg-boss ids are uuid columns).
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${hex.slice(18, 20)}-${hex.slice(20, 32)}`
+}
+
+function executorOf(trx: Executor): PgBoss.Db {
+  return {
+    executeSql: async (text, values) => {
+      const result = await trx.executeQuery(CompiledQuery.raw(text, values ?? []))
+      return { rows: result.rows as unknown[] as never[] }
+    },
+  }
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+function createBoss(database: Database, log: FastifyBaseLogger): PgBoss {
+  const boss = new PgBoss({
+    db: database.boss as PgBoss.Db,
+    schema: 'pgboss',
+    // Completed jobs may carry addresses and links; keep them no longer than needed.
+    archiveCompletedAfterSeconds: 3600,
+    deleteAfterDays: 7,
+    // Expiry of jobs whose worker died (a crash, a kill) is checked here: pg-boss's default of two
+    // minutes would leave a receipt or a role change waiting up to three minutes after a restart.
+    maintenanceIntervalSeconds: 20,
+  })
+  boss.on('error', (error) =>
+    log.error({ err: { type: error.name, message: error.message } }, 'job queue error'),
+  )
+  return boss
+}
+
+/** Installs (or upgrades) the job queue's own schema and stops: what a database template needs. */
+export async function installJobSchema(database: Database, log: FastifyBaseLogger): Promise<void> {
+  const boss = createBoss(database, log)
+  await boss.start()
+  await boss.stop({ graceful: false, close: false, wait: true })
+}
+
+export async function startJobs(
+  database: Database,
+  options: {
+    /** Every queue's policy (the composition root gathers them from the code that owns each queue). */
+    policies: QueuePolicies
+    pollSeconds: number
+    retryDelayScale?: number
+    log: FastifyBaseLogger
+  },
+): Promise<Jobs> {
+  const scale = options.retryDelayScale ?? 1
+  const retryDelayOf = (policy: QueuePolicy) => Math.max(1, Math.round(policy.retryDelay * scale))
+  const { log, policies } = options
+  const db = database.db
+  const boss = createBoss(database, log)
+  await boss.start()
+  for (const [name, policy] of Object.entries(policies) as [string, QueuePolicy][]) {
+    const settings = {
+      name,
+      retryLimit: policy.retryLimit,
+      retryDelay: retryDelayOf(policy),
+      retryBackoff: true,
+      expireInSeconds: policy.expireInSeconds,
+    }
+    // createQueue leaves an existing queue as it was: a changed policy must be applied explicitly.
+    if (await boss.getQueue(name)) await boss.updateQueue(name, settings)
+    else await boss.createQueue(name, settings)
+  }
+
+  const sendOptions = (queue: QueueName, options: EnqueueOptions): PgBoss.SendOptions => ({
+    ...(options.key ? { id: jobIdFor(queue, options.key) } : {}),
+    ...(options.startAfter ? { startAfter: options.startAfter } : {}),
+    ...(options.throttle
+      ? { singletonKey: options.throttle.key, singletonSeconds: options.throttle.seconds }
+      : {}),
+    ...(options.trx ? { db: executorOf(options.trx) } : {}),
+  })
+
+  const isDone = async (key: string) =>
+    Boolean(await db.selectFrom('job_effects').select('key').where('key', '=', key).executeTakeFirst())
+  const markDone = (queue: string, key: string) =>
+    db
+      .insertInto('job_effects')
+      .values({ key, queue })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute()
+
+  const stopping = { value: false }
+
+  return {
+    async enqueue(queue, data, enqueueOptions = {}) {
+      const envelope: Envelope<typeof data> = { key: enqueueOptions.key ?? null, body: data }
+      await boss.send(queue, envelope, sendOptions(queue, enqueueOptions))
+    },
+
+    async enqueueMany(queue, jobs, enqueueOptions = {}) {
+      if (jobs.length === 0) return
+      const rows = jobs.map(({ data, key }) => ({
+        id: jobIdFor(queue, key),
+        name: queue,
+        data: { key, body: data } satisfies Envelope<typeof data>,
+      }))
+      // pg-boss's insert takes the queue's retry policy only from explicit fields.
+      const policy = policies[queue]
+      for (const row of rows)
+        Object.assign(row, {
+          retryLimit: policy.retryLimit,
+          retryDelay: retryDelayOf(policy),
+          retryBackoff: true,
+          expireInSeconds: policy.expireInSeconds,
+        })
+      for (let start = 0; start < rows.length; start += 500) {
+        await boss.insert(
+          rows.slice(start, start + 500),
+          enqueueOptions.trx ? { db: executorOf(enqueueOptions.trx) } : {},
+        )
+      }
+    },
+
+    async work(queue, handler) {
+      const policy = policies[queue]
+      let workerId: string | undefined
+
+      const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>) => {
+        const { key, body } = job.data
+        if (key && (await isDone(key))) return
+        await handler(body, {
+          id: job.id,
+          key,
+          retryCount: job.retryCount,
+          lastAttempt: job.retryCount >= job.retryLimit,
+        })
+        if (key) await markDone(queue, key)
+      }
+
+      workerId = await boss.work<Envelope<never>>(
+        queue,
+        {
+          batchSize: policy.batchSize,
+          pollingIntervalSeconds: options.pollSeconds,
+          includeMetadata: true,
+        },
+        async (jobs) => {
+          const done: string[] = []
+          let next = 0
+          const lane = async () => {
+            while (next < jobs.length) {
+              const job = jobs[next++]!
+              try {
+                await runOne(job)
+                done.push(job.id)
+              } catch (error) {
+                log.warn(
+                  { queue, jobId: job.id, retryCount: job.retryCount, reason: reason(error) },
+                  'job failed; it will be retried if tries are left',
+                )
+                await boss.fail(queue, job.id, { message: reason(error) }).catch((failError: unknown) => {
+                  log.error(
+                    { queue, jobId: job.id, reason: reason(failError) },
+                    'could not record a job failure',
+                  )
+                })
+              }
+            }
+          }
+          await Promise.all(Array.from({ length: Math.min(policy.concurrency, jobs.length) }, lane))
+          if (done.length > 0) {
+            // Completed here, awaited, so a lost database shows up as an error we log, not a crash.
+            await (policy.forgetWhenDone ? boss.deleteJob(queue, done) : boss.complete(queue, done)).catch(
+              (error: unknown) => {
+                log.error({ queue, reason: reason(error) }, 'could not mark jobs completed')
+              },
+            )
+          }
+          // Work was waiting: look again now instead of sleeping through the polling interval.
+          if (jobs.length > 0 && workerId && !stopping.value) boss.notifyWorker(workerId)
+        },
+      )
+    },
+
+    schedule: (queue, cron) => boss.schedule(queue, cron, { key: null, body: {} }),
+
+    async pending(queue) {
+      return boss.getQueueSize(queue, { before: 'completed' })
+    },
+
+    async stop() {
+      stopping.value = true
+      await boss.stop({ graceful: true, timeout: 10_000, close: false, wait: true })
+    },
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Mailer } from './integrations/mail/mailer'
+import { MAIL_QUEUES, mailWorker } from './mail/mail-queue'
+import { ADMIN_QUEUES, registerAdminJobs } from './modules/admin/admin-jobs'
+import { AUTH_QUEUES, registerAuthJobs } from './modules/auth/auth-jobs'
+import { COMMUNITY_QUEUES, registerCommunityJobs } from './modules/community/community-jobs'
+import { PAYMENTS_QUEUES, registerPaymentsJobs } from './modules/payments/payments-jobs'
+import { registerSignalsJobs, SIGNALS_QUEUES } from './modules/signals/signals-jobs'
+import { registerSubscriptionsJobs, SUBSCRIPTIONS_QUEUES } from './modules/subscriptions/subscriptions-jobs'
+import type { Jobs, QueuePolicies } from './queue/job-runner'
+import type { Services } from './services'
+
+/** Every queue's policy, from the code that owns each queue (the job runner creates them at start). */
+export const QUEUES: QueuePolicies = {
+  ...MAIL_QUEUES,
+  ...AUTH_QUEUES,
+  ...SUBSCRIPTIONS_QUEUES,
+  ...COMMUNITY_QUEUES,
+  ...PAYMENTS_QUEUES,
+  ...SIGNALS_QUEUES,
+  ...ADMIN_QUEUES,
+}
+
+/** Every queue's worker and every schedule, registered in this one place; each module owns its own. */
+export async function registerWorkers(
+  jobs: Jobs,
+  services: Services,
+  deps: {
+    mailer: Mailer
+    log: FastifyBaseLogger
+    mailDomain: string
+    appOrigin: string
+    signalsChannelId: string | undefined
+  },
+): Promise<void> {
+  const mail = mailWorker({ mailer: deps.mailer, log: deps.log, domain: deps.mailDomain })
+  await jobs.work('email', mail)
+  await jobs.work('email.bulk', mail)
+  await registerAuthJobs(jobs, { auth: services.auth, log: deps.log })
+  await registerSubscriptionsJobs(jobs, {
+    access: services.access,
+    cryptoConfigured: services.crypto.configured(),
+    log: deps.log,
+  })
+  await registerCommunityJobs(jobs, {
+    community: services.community,
+    discordConfigured: services.discordConfigured,
+  })
+  await registerPaymentsJobs(jobs, {
+    payments: services.payments,
+    card: services.card,
+    crypto: services.crypto,
+    reconciliation: services.reconciliation,
+  })
+  await registerSignalsJobs(jobs, {
+    repo: services.signalsRepo,
+    signals: services.signals,
+    mail: services.mail,
+    discord: services.discordClient,
+    channelId: deps.signalsChannelId,
+    clock: services.clock,
+    appOrigin: deps.appOrigin,
+  })
+  await registerAdminJobs(jobs, { rollups: services.rollups })
+}
