@@ -1,8 +1,9 @@
 import type { UserRole } from '@edgeclub/shared'
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import { deferredPage } from '../../db/paged-query'
 import { createRollups, termMatch, utcDay } from '../../db/rollups'
 import type { DB } from '../../db/types'
-import { countRows, totalOf } from '../../lib/pagination'
+import { countRows } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
 /**
@@ -115,34 +116,26 @@ export function createAdminRepository(db: Kysely<DB>) {
                 ]),
               )
       }
-      let pageIds = matching.select('users.id')
-      for (const column of USER_SORTS[query.sortBy]) pageIds = pageIds.orderBy(column, query.sortOrder)
-      pageIds = pageIds
-        .orderBy('users.id', query.sortOrder)
-        .limit(query.limit)
-        .offset((query.page - 1) * query.limit)
-      let ordered = db
-        .selectFrom(pageIds.as('page'))
-        .innerJoin('users', 'users.id', 'page.id')
-        .leftJoin('discord_links', 'discord_links.user_id', 'users.id')
-        .leftJoin('discord_connections', (join) =>
-          join
-            .onRef('discord_connections.user_id', '=', 'users.id')
-            .on('discord_connections.disconnected_at', 'is', null),
+      const page = deferredPage(db, 'users', matching, USER_SORTS[query.sortBy], query)
+      const rows = await page
+        .inOrder(
+          page.from
+            .leftJoin('discord_links', 'discord_links.user_id', 'users.id')
+            .leftJoin('discord_connections', (join) =>
+              join
+                .onRef('discord_connections.user_id', '=', 'users.id')
+                .on('discord_connections.disconnected_at', 'is', null),
+            )
+            .selectAll('users')
+            .select([
+              'discord_links.state as discord_state',
+              'discord_links.role_granted as discord_role_granted',
+              'discord_connections.verified_at as discord_verified_at',
+            ])
+            .select((eb) => hasAccess(eb, query.now).as('has_access')),
         )
-        .selectAll('users')
-        .select([
-          'discord_links.state as discord_state',
-          'discord_links.role_granted as discord_role_granted',
-          'discord_connections.verified_at as discord_verified_at',
-        ])
-        .select((eb) => hasAccess(eb, query.now).as('has_access'))
-      for (const column of USER_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
-      const rows = await ordered.orderBy('users.id', query.sortOrder).execute()
-      const total = await totalOf(query.page, query.limit, rows.length, () =>
-        countMatching ? countMatching() : tallied.users(query.role),
-      )
-      return { rows, total }
+        .execute()
+      return page.result(rows, () => (countMatching ? countMatching() : tallied.users(query.role)))
     },
 
     findUserWithLink(id: string, now: Date) {

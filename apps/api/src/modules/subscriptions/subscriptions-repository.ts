@@ -6,10 +6,11 @@ import {
   type Transaction,
   type Updateable,
 } from 'kysely'
+import { deferredPage } from '../../db/paged-query'
 import { createRollups, noMatch, termCondition, termMatch } from '../../db/rollups'
 import { transactionRunner } from '../../db/transaction'
 import type { DB, SubscriptionRow, SubscriptionsTable } from '../../db/types'
-import { countRows, totalOf } from '../../lib/pagination'
+import { countRows } from '../../lib/pagination'
 import { hasAccessAt, hasAccessSql } from './access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
@@ -278,34 +279,22 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
               eb.or([eb('subscriptions.user_id', 'in', members), termCondition(match, { kinds: false })]),
             )
       }
-      let pageIds = base.select('subscriptions.id')
-      for (const column of SUBSCRIPTION_SORTS[query.sortBy])
-        pageIds = pageIds.orderBy(column, query.sortOrder)
-      pageIds = pageIds
-        .orderBy('subscriptions.id', query.sortOrder)
-        .limit(query.limit)
-        .offset((query.page - 1) * query.limit)
-      // One member's few subscriptions are read directly; everyone's through the page of ids.
-      const source = query.userId
-        ? base
-        : db.selectFrom(pageIds.as('page')).innerJoin('subscriptions', 'subscriptions.id', 'page.id')
-      let ordered = source
-        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-        .innerJoin('users', 'users.id', 'subscriptions.user_id')
-        .selectAll('subscriptions')
-        .select([
-          'plans.name as plan_name',
-          'plans.slug as plan_slug',
-          'plans.interval as plan_interval',
-          'users.email as user_email',
-        ])
-      for (const column of SUBSCRIPTION_SORTS[query.sortBy])
-        ordered = ordered.orderBy(column, query.sortOrder)
-      ordered = ordered.orderBy('subscriptions.id', query.sortOrder)
+      // One member's few subscriptions are read directly; everyone's through a page of ids.
+      const page = deferredPage(db, 'subscriptions', base, SUBSCRIPTION_SORTS[query.sortBy], query)
+      let ordered = page.inOrder(
+        (query.userId ? base : page.from)
+          .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
+          .innerJoin('users', 'users.id', 'subscriptions.user_id')
+          .selectAll('subscriptions')
+          .select([
+            'plans.name as plan_name',
+            'plans.slug as plan_slug',
+            'plans.interval as plan_interval',
+            'users.email as user_email',
+          ]),
+      )
       if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
-      const rows = await ordered.execute()
-
-      const total = await totalOf(query.page, query.limit, rows.length, async () => {
+      return page.result(await ordered.execute(), async () => {
         if (query.userId) return countRows(base)
         if (!members || !match) return tallies.subscriptions({ status: query.status })
         const ofMembers = countRows(
@@ -318,7 +307,6 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
           : tallies.subscriptions({ status: query.status, also: termCondition(match, { kinds: false }) })
         return (await ofMembers) + (await named)
       })
-      return { rows, total }
     },
   }
 }

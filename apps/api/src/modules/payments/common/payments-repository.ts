@@ -6,10 +6,11 @@ import {
   type Transaction,
   type Updateable,
 } from 'kysely'
+import { deferredPage } from '../../../db/paged-query'
 import { createRollups, noMatch, termCondition, termMatch } from '../../../db/rollups'
 import { transactionRunner } from '../../../db/transaction'
 import type { DB, PaymentRow, PaymentsTable } from '../../../db/types'
-import { countRows, totalOf } from '../../../lib/pagination'
+import { countRows } from '../../../lib/pagination'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -340,27 +341,17 @@ export function createPaymentsRepository(db: Kysely<DB>) {
               eb.or([eb('payments.user_id', 'in', members), termCondition(match, { kinds: true })]),
             )
       }
-      let pageIds = base.select('payments.id')
-      for (const column of PAYMENT_SORTS[query.sortBy]) pageIds = pageIds.orderBy(column, query.sortOrder)
-      pageIds = pageIds
-        .orderBy('payments.id', query.sortOrder)
-        .limit(query.limit)
-        .offset((query.page - 1) * query.limit)
-      // One member's few payments are read directly; the ledger's through the page of ids.
-      const source = query.userId
-        ? base
-        : db.selectFrom(pageIds.as('page')).innerJoin('payments', 'payments.id', 'page.id')
-      let ordered = source
-        .leftJoin('plans', 'plans.id', 'payments.plan_id')
-        .innerJoin('users', 'users.id', 'payments.user_id')
-        .selectAll('payments')
-        .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email'])
-      for (const column of PAYMENT_SORTS[query.sortBy]) ordered = ordered.orderBy(column, query.sortOrder)
-      ordered = ordered.orderBy('payments.id', query.sortOrder)
+      // One member's few payments are read directly; everyone's through a page of ids.
+      const page = deferredPage(db, 'payments', base, PAYMENT_SORTS[query.sortBy], query)
+      let ordered = page.inOrder(
+        (query.userId ? base : page.from)
+          .leftJoin('plans', 'plans.id', 'payments.plan_id')
+          .innerJoin('users', 'users.id', 'payments.user_id')
+          .selectAll('payments')
+          .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'users.email as user_email']),
+      )
       if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
-      const rows = await ordered.execute()
-
-      const total = await totalOf(query.page, query.limit, rows.length, async () => {
+      return page.result(await ordered.execute(), async () => {
         // One member's payments are few: count them.
         if (query.userId) return countRows(base)
         if (!members || !match) return tallies.payments({ provider: query.provider, status: query.status })
@@ -379,7 +370,6 @@ export function createPaymentsRepository(db: Kysely<DB>) {
             })
         return (await ofMembers) + (await named)
       })
-      return { rows, total }
     },
   }
 }
