@@ -3,7 +3,7 @@ import type { DB } from './types'
 
 /**
  * Reads of the rollups kept by the 2026-11-24-02 migration: counts of payments, subscriptions and
- * users by their listed attributes (tally rows, added up here), and each member's access by day.
+ * users by their listed attributes (rows of counts, added up here), and each member's access by day.
  * They answer list totals and analytics without scanning the big tables.
  */
 
@@ -25,7 +25,7 @@ const list = (values: string[]) =>
 
 /**
  * Rows whose status, kind (when the table has one) or plan is one the term names, as a condition on
- * unqualified columns: it reads the same on a tally table and on the table it counts.
+ * unqualified columns: it reads the same on a rollup table and on the table it counts.
  */
 export function termCondition(match: TermMatch, options: { kinds: boolean }): RawBuilder<SqlBool> {
   const parts: RawBuilder<unknown>[] = []
@@ -44,7 +44,7 @@ export function createRollups(db: Kysely<DB>) {
 
   return {
     users(role?: string) {
-      return total(sql`select coalesce(sum(n), 0)::int8 as n from user_tallies
+      return total(sql`select coalesce(sum(n), 0)::int8 as n from user_rollups
         ${where(role ? [sql`role = ${role}`] : [])}`)
     },
 
@@ -53,7 +53,7 @@ export function createRollups(db: Kysely<DB>) {
       const conditions: RawBuilder<unknown>[] = [sql`metric = 'status'`]
       if (filter.status) conditions.push(sql`status = ${filter.status}`)
       if (filter.also) conditions.push(filter.also)
-      return total(sql`select coalesce(sum(n), 0)::int8 as n from subscription_tallies ${where(conditions)}`)
+      return total(sql`select coalesce(sum(n), 0)::int8 as n from subscription_rollups ${where(conditions)}`)
     },
 
     /** Payments with this provider and status (any without), and only those matching `also` when given. */
@@ -62,7 +62,7 @@ export function createRollups(db: Kysely<DB>) {
       if (filter.provider) conditions.push(sql`provider = ${filter.provider}`)
       if (filter.status) conditions.push(sql`status = ${filter.status}`)
       if (filter.also) conditions.push(filter.also)
-      return total(sql`select coalesce(sum(n), 0)::int8 as n from payment_tallies ${where(conditions)}`)
+      return total(sql`select coalesce(sum(n), 0)::int8 as n from payment_rollups ${where(conditions)}`)
     },
 
     /** Folds the members whose subscriptions changed into their access rollups (see the migration). */
@@ -71,9 +71,9 @@ export function createRollups(db: Kysely<DB>) {
       return Number(rows[0]?.n ?? 0)
     },
 
-    /** Folds the tally rows into one per key. */
+    /** Folds the rollup count rows into one per key. */
     async compact(): Promise<void> {
-      await sql`select compact_tallies()`.execute(db)
+      await sql`select compact_rollups()`.execute(db)
     },
   }
 }

@@ -22,7 +22,7 @@ const USER_SORTS = {
 
 /** Queries behind the admin console's member list and analytics. */
 export function createAdminRepository(db: Kysely<DB>) {
-  const tallied = createRollups(db)
+  const rollups = createRollups(db)
   /** Whether the user of the row has access at `now`, by the access ledger's one rule. */
   const hasAccess = (eb: ExpressionBuilder<DB, 'users'>, now: Date) =>
     eb.exists(
@@ -38,7 +38,7 @@ export function createAdminRepository(db: Kysely<DB>) {
      * One page of members. The page's ids come from an index alone (each sort has an index ending in
      * the id), then only those rows are read: page 200 costs what page 1 does. A search matches email,
      * name and Discord username by trigram index, or the plan named exactly. The total comes from
-     * the maintained tallies unless a search or the page itself says otherwise.
+     * the maintained rollups unless a search or the page itself says otherwise.
      */
     async listUsers(query: {
       page: number
@@ -135,7 +135,7 @@ export function createAdminRepository(db: Kysely<DB>) {
             .select((eb) => hasAccess(eb, query.now).as('has_access')),
         )
         .execute()
-      return page.result(rows, () => (countMatching ? countMatching() : tallied.users(query.role)))
+      return page.result(rows, () => (countMatching ? countMatching() : rollups.users(query.role)))
     },
 
     findUserWithLink(id: string, now: Date) {
@@ -169,7 +169,7 @@ export function createAdminRepository(db: Kysely<DB>) {
      * rows of the day `now` falls in (and the first day of a window) one by one, so they are exact.
      */
     async analytics(now: Date) {
-      await tallied.settleAccess()
+      await rollups.settleAccess()
       const { date: today, start: todayStart, next: tomorrowStart } = utcDay(now)
       const since30 = new Date(now.getTime() - 30 * 24 * 3600 * 1000)
       const { date: since30Day, next: since30DayEnd } = utcDay(since30)
@@ -186,7 +186,7 @@ export function createAdminRepository(db: Kysely<DB>) {
         // Monthly recurring revenue: renewing card subscriptions, each plan price brought to a month.
         sql<{ minor: number }>`with renewing as (
             select plan_id, sum(n) as n from (
-              select plan_id, n from subscription_tallies where metric = 'renew' and day > ${today}::date
+              select plan_id, n from subscription_rollups where metric = 'renew' and day > ${today}::date
               union all
               select plan_id, count(*) from subscriptions
               where status = 'active' and end_date > ${now} and end_date < ${tomorrowStart}
@@ -204,7 +204,7 @@ export function createAdminRepository(db: Kysely<DB>) {
           month: string
           minor: number
         }>`select to_char(month, 'YYYY-MM') as month, sum(net_minor)::int8 as minor
-          from payment_tallies
+          from payment_rollups
           where status in ('completed', 'partially_refunded') and currency = 'USD' and month >= ${yearAgo}::date
           group by 1 having sum(n) <> 0 order by 1`.execute(db),
         // New members: people whose first access began in the last 30 days.
@@ -215,7 +215,7 @@ export function createAdminRepository(db: Kysely<DB>) {
           db,
         ),
         sql<{ n: number }>`select
-            (select coalesce(sum(n), 0) from subscription_tallies
+            (select coalesce(sum(n), 0) from subscription_rollups
               where metric = 'churn' and day > ${since30Day}::date and day < ${today}::date)
             + (select count(*) from subscriptions where subscription_churned_at(status, cancelled_at, ended_at) >= ${since30}
                 and subscription_churned_at(status, cancelled_at, ended_at) < ${since30DayEnd})
@@ -236,7 +236,7 @@ export function createAdminRepository(db: Kysely<DB>) {
           minor: number
           n: number
         }>`select currency, sum(net_minor)::int8 as minor, sum(n)::int as n
-          from payment_tallies where kind = 'tip' and status in ('completed', 'partially_refunded')
+          from payment_rollups where kind = 'tip' and status in ('completed', 'partially_refunded')
           group by currency having sum(n) <> 0 order by currency`.execute(db),
       ])
       return {

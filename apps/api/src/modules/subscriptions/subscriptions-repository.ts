@@ -39,7 +39,7 @@ export interface SubscriptionListQuery {
 }
 
 export function createSubscriptionsRepository(db: Kysely<DB>) {
-  const tallies = createRollups(db)
+  const rollups = createRollups(db)
   /** One access period of a subscription; a payment pays for at most one (a redelivery adds nothing). */
   function insertPeriod(
     period: { subscriptionId: string; paymentId: string; start: Date; end: Date | null },
@@ -248,7 +248,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
      * A member's subscriptions, or every member's (admin). A search finds members by email or Discord
      * username (trigram indexes), a plan by name or a status; a term that names no plan or status
      * searches members only. Every member's pages take their ids from a sort index alone; totals come
-     * from the tallies (plus the few rows of found members the tallies cannot tell apart).
+     * from the rollups (plus the few rows of found members the rollups cannot tell apart).
      */
     async list(query: SubscriptionListQuery) {
       const term = query.search?.toLowerCase()
@@ -296,7 +296,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
       if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
       return page.result(await ordered.execute(), async () => {
         if (query.userId) return countRows(base)
-        if (!members || !match) return tallies.subscriptions({ status: query.status })
+        if (!members || !match) return rollups.subscriptions({ status: query.status })
         const ofMembers = countRows(
           filtered(db.selectFrom('subscriptions'))
             .where('subscriptions.user_id', 'in', members)
@@ -304,7 +304,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         )
         const named = noMatch(match)
           ? 0
-          : tallies.subscriptions({ status: query.status, also: termCondition(match, { kinds: false }) })
+          : rollups.subscriptions({ status: query.status, also: termCondition(match, { kinds: false }) })
         return (await ofMembers) + (await named)
       })
     },

@@ -41,7 +41,7 @@ const PAYMENT_NAMES = {
 }
 
 export function createPaymentsRepository(db: Kysely<DB>) {
-  const tallies = createRollups(db)
+  const rollups = createRollups(db)
   return {
     transaction: transactionRunner(db),
 
@@ -318,7 +318,7 @@ export function createPaymentsRepository(db: Kysely<DB>) {
      * Search finds a member by email (trigram index), a plan by name, or a status or kind. A term that
      * names no plan, status or kind searches members only, through the payments' member index. The
      * whole ledger's pages take their ids from a sort index alone, then read only their own rows; totals
-     * come from the tallies (plus the few rows of found members that the tallies cannot tell apart).
+     * come from the rollups (plus the few rows of found members that the rollups cannot tell apart).
      */
     async list(query: PaymentListQuery) {
       const term = query.search?.toLowerCase()
@@ -354,8 +354,8 @@ export function createPaymentsRepository(db: Kysely<DB>) {
       return page.result(await ordered.execute(), async () => {
         // One member's payments are few: count them.
         if (query.userId) return countRows(base)
-        if (!members || !match) return tallies.payments({ provider: query.provider, status: query.status })
-        // Found members' payments, except those the tallies count below.
+        if (!members || !match) return rollups.payments({ provider: query.provider, status: query.status })
+        // Found members' payments, except those the rollups count below.
         const ofMembers = countRows(
           filtered(db.selectFrom('payments'))
             .where('payments.user_id', 'in', members)
@@ -363,7 +363,7 @@ export function createPaymentsRepository(db: Kysely<DB>) {
         )
         const named = noMatch(match)
           ? 0
-          : tallies.payments({
+          : rollups.payments({
               provider: query.provider,
               status: query.status,
               also: termCondition(match, { kinds: true }),
