@@ -218,7 +218,7 @@ ${current && store.users.has(current) ? `<p>This browser acts as ${escapeHtml(di
     const actions = person.blocked
       ? `<form method="post" action="${base}/start"><button type="submit">Restart bot</button></form>`
       : person.started
-        ? `<form method="post" action="${base}/messages"><label for="message-text">Message</label><input id="message-text" name="text" required autocomplete="off"> <button type="submit">Send</button></form>
+        ? `<form method="post" action="${base}/messages"><label for="message-text">Write a message</label><input id="message-text" name="text" required autocomplete="off"> <button type="submit">Send</button></form>
 <form method="post" action="${base}/block"><button type="submit" class="secondary">Block bot</button></form>`
         : `<form method="post" action="${base}/start"><button type="submit">Start</button></form>`
     sendHtml(
@@ -298,7 +298,7 @@ ${inside ? messageList(chat.messages) : `<p class="notice" role="status">You are
 ${viewer && inside && store.memberOf(chat, viewer.id)?.status !== 'creator' ? `<form method="post" action="/telegram/chats/${chat.id}/leave"><input type="hidden" name="user_id" value="${viewer.id}"><button type="submit" class="secondary">Leave ${escapeHtml(chat.title)}</button></form>` : ''}
 <h2>Members</h2><ul>${members}</ul>
 <h2>Join requests</h2>${requests ? `<ul>${requests}</ul>` : '<p>None.</p>'}`,
-        inside ? 5 : undefined,
+        inside ? 2 : undefined,
       ),
     )
   })

@@ -88,6 +88,16 @@ export interface TelegramControl {
   /** The next matching API calls answer 429 (retry_after) or a 5xx. */
   failNext(fault: TelegramFault): void
   clearFaults(): void
+  /**
+   * Sets the bot's webhook as its own setWebhook call would (for a demo whose app does not register
+   * itself); `allowedUpdates` as in the Bot API.
+   */
+  setWebhook(input: {
+    url: string
+    secretToken?: string
+    allowedUpdates?: string[]
+    dropPendingUpdates?: boolean
+  }): void
   /** The next `count` webhook deliveries fail as if the webhook answered `status` (default 500). */
   failDeliveries(count: number, status?: number): void
   webhookInfo(): WebhookInfo
@@ -366,6 +376,24 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
         .map((link) => store.linkObject(link)),
     failNext: (fault) => flood.addFault(fault),
     clearFaults: () => flood.clearFaults(),
+    setWebhook: (input) => {
+      const values = new Map<string, string>([['url', String(input.url ?? '')]])
+      if (input.secretToken !== undefined) values.set('secret_token', String(input.secretToken))
+      if (input.allowedUpdates !== undefined)
+        values.set('allowed_updates', JSON.stringify(input.allowedUpdates))
+      if (input.dropPendingUpdates) values.set('drop_pending_updates', 'true')
+      if (!input.url) throw new Error('telegram emulator: setWebhook needs a url')
+      // The same checks and effects as the bot's own call.
+      const method = methods.get('setwebhook')
+      if (!method) throw new Error('telegram emulator: setWebhook is missing')
+      try {
+        void method.handler(new Args({ values, files: new Map() }), {})
+      } catch (error) {
+        throw new Error(
+          `telegram emulator: ${error instanceof TelegramError ? error.description : String(error)}`,
+        )
+      }
+    },
     failDeliveries: (count, status) => queue.failDeliveries(count, status),
     webhookInfo: () => queue.info(),
     deliveries: () => structuredClone(queue.deliveries),
@@ -487,6 +515,17 @@ function mountTelegramControl(router: Router, control: TelegramControl, flood: F
         ),
     ],
     ['GET', '/webhook', () => control.webhookInfo()],
+    [
+      'POST',
+      '/webhook',
+      (_ctx, body) =>
+        control.setWebhook({
+          url: String(body.url ?? ''),
+          secretToken: typeof body.secretToken === 'string' ? body.secretToken : undefined,
+          allowedUpdates: Array.isArray(body.allowedUpdates) ? body.allowedUpdates.map(String) : undefined,
+          dropPendingUpdates: body.dropPendingUpdates === true,
+        }),
+    ],
     ['GET', '/webhook/deliveries', () => control.deliveries()],
     ['GET', '/webhook/pending', () => control.pendingUpdates()],
     [
