@@ -200,6 +200,21 @@ describe('flood limits', () => {
     })
   })
 
+  it('takes new limits at run time until reset', async () => {
+    const response = await control('/rate-limits', { group: { messages: 1, seconds: 2 }, global: false })
+    expect(await response.json()).toEqual({
+      global: false,
+      group: { messages: 1, seconds: 2, burst: 1 },
+      private: { messages: 1, seconds: 1, burst: 3 },
+    })
+    await bot.api.sendMessage(vip(), 'one')
+    const error = (await rejection(bot.api.sendMessage(vip(), 'two'))) as GrammyError
+    expect(error.parameters.retry_after).toBe(2)
+    expect((await control('/rate-limits', { group: { messages: 0, seconds: 1 } })).status).toBe(400)
+    emulator.telegram.reset()
+    for (const text of ['a', 'b', 'c']) await bot.api.sendMessage(vip(), text)
+  })
+
   it('lets a private chat take a short burst, then one a second', async () => {
     emulator.telegram.start(JORDAN)
     await bot.api.sendMessage(JORDAN, 'a')

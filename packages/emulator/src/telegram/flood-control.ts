@@ -93,17 +93,36 @@ class TokenBucket {
 }
 
 export class FloodControl {
-  private readonly limits: { global: FloodLimit | null; group: FloodLimit | null; private: FloodLimit | null }
+  private limits: { global: FloodLimit | null; group: FloodLimit | null; private: FloodLimit | null }
   private globalBucket: TokenBucket | null = null
   private readonly chatBuckets = new Map<number, TokenBucket>()
   private readonly stats = new Map<number, ChatFloodStats>()
   private faults: Array<Required<Omit<TelegramFault, 'method'>> & { method?: string }> = []
 
-  constructor(options: TelegramRateLimitOptions = {}) {
-    this.limits = {
+  constructor(private readonly initial: TelegramRateLimitOptions = {}) {
+    this.limits = FloodControl.resolve(initial)
+  }
+
+  private static resolve(options: TelegramRateLimitOptions) {
+    return {
       global: validLimit('global', options.global, DEFAULT_FLOOD_LIMITS.global),
       group: validLimit('group', options.group, DEFAULT_FLOOD_LIMITS.group),
       private: validLimit('private', options.private, DEFAULT_FLOOD_LIMITS.private),
+    }
+  }
+
+  /** New limits from now on (omitted ones go back to Telegram's); the buckets start full. */
+  configure(options: TelegramRateLimitOptions): void {
+    this.limits = FloodControl.resolve(options)
+    this.globalBucket = null
+    this.chatBuckets.clear()
+  }
+
+  limitsInForce(): TelegramRateLimitOptions {
+    return {
+      global: this.limits.global ?? false,
+      group: this.limits.group ?? false,
+      private: this.limits.private ?? false,
     }
   }
 
@@ -181,7 +200,9 @@ export class FloodControl {
     this.faults = []
   }
 
+  /** Back to the limits the emulator started with, with nothing counted. */
   reset(): void {
+    this.limits = FloodControl.resolve(this.initial)
     this.globalBucket = null
     this.chatBuckets.clear()
     this.stats.clear()

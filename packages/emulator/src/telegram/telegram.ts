@@ -107,6 +107,8 @@ export interface TelegramControl {
   idle(timeoutMs?: number): Promise<void>
   /** Per chat: messages the bot sent and 429s it got. */
   floodStats(): ChatFloodStats[]
+  /** Changes the flood limits until reset (omitted ones are Telegram's); answers the limits in force. */
+  setRateLimits(limits: TelegramRateLimitOptions): TelegramRateLimitOptions
   advanceTime(seconds: number): void
   state(): TelegramState
   reset(): void
@@ -400,6 +402,10 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
     pendingUpdates: () => queue.pendingUpdates(),
     idle: (timeoutMs) => queue.idle(timeoutMs),
     floodStats: () => flood.chatStats(),
+    setRateLimits: (limits) => {
+      flood.configure(limits ?? {})
+      return flood.limitsInForce()
+    },
     advanceTime: (seconds) => store.advanceTime(seconds),
     state: () => store.state(),
     reset: () => {
@@ -534,6 +540,7 @@ function mountTelegramControl(router: Router, control: TelegramControl, flood: F
       (_ctx, body) => control.idle(body.timeoutMs === undefined ? undefined : Number(body.timeoutMs)),
     ],
     ['GET', '/flood', () => control.floodStats()],
+    ['POST', '/rate-limits', (_ctx, body) => control.setRateLimits(body as TelegramRateLimitOptions)],
     ['POST', '/clock', (_ctx, body) => control.advanceTime(Number(body.seconds ?? 0))],
   ]
   for (const [method, path, action] of routes) router.on(method, `${base}${path}`, guarded(action))
