@@ -6,6 +6,7 @@ import type {
   ChatMemberLeft,
   ChatMemberMember,
   ChatMemberOwner,
+  ChatMemberRestricted,
   Message,
   User,
   UserFromGetMe,
@@ -530,6 +531,31 @@ describe('members, bans and chats', () => {
     const banned = await bot.api.getChatMember(vip(), ALEX)
     expectShape<ChatMemberBanned>(banned, { status: true, user: true, until_date: true })
     expect(banned).toMatchObject({ status: 'kicked', until_date: 0 })
+    emulator.telegram.addMember(nfl(), JORDAN, 'restricted')
+    const restricted = await bot.api.getChatMember(nfl(), JORDAN)
+    expectShape<ChatMemberRestricted>(restricted, {
+      status: true,
+      user: true,
+      is_member: true,
+      can_send_messages: true,
+      can_send_audios: true,
+      can_send_documents: true,
+      can_send_photos: true,
+      can_send_videos: true,
+      can_send_video_notes: true,
+      can_send_voice_notes: true,
+      can_send_polls: true,
+      can_send_other_messages: true,
+      can_add_web_page_previews: true,
+      can_react_to_messages: true,
+      can_change_info: true,
+      can_invite_users: true,
+      can_edit_tag: true,
+      can_pin_messages: true,
+      can_manage_topics: true,
+      until_date: true,
+    })
+    expect(await bot.api.getChatMemberCount(nfl())).toBe(3)
     await fails(bot.api.getChatMember(vip(), 424_242), 400, 'Bad Request: user not found')
   })
 

@@ -42,7 +42,7 @@ describe('HTML', () => {
       text: 'xsiteq',
       entities: [
         { type: 'pre', offset: 0, length: 1, language: 'ts' },
-        { type: 'text_link', offset: 1, length: 4, url: 'http://edgeclub.example' },
+        { type: 'text_link', offset: 1, length: 4, url: 'http://edgeclub.example/' },
         { type: 'expandable_blockquote', offset: 5, length: 1 },
       ],
     })

@@ -215,6 +215,7 @@ describe('webhook delivery', () => {
     emulator.telegram.failDeliveries(2)
     emulator.telegram.start(JORDAN, 'tok_forced')
     await app.waitFor(() => ties.has(JORDAN), 5_000)
+    await emulator.telegram.idle()
     expect(app.received).toHaveLength(1)
     expect(emulator.telegram.deliveries().map((entry) => [entry.forced, entry.status])).toEqual([
       [true, 500],

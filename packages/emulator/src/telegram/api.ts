@@ -32,7 +32,7 @@ import {
 import type { FloodControl } from './flood-control'
 import { type Args, toInteger } from './request-args'
 import { isActiveMember, type StoredChat, type StoredLink, TelegramStore } from './state'
-import { formatMessageText, withDetectedEntities } from './text-entities'
+import { checkLink, formatMessageText, withDetectedEntities } from './text-entities'
 import type { UpdateQueue } from './update-queue'
 
 /**
@@ -197,7 +197,12 @@ export function createMethods(
     if (!('text' in button)) throw fail('Can\'t find field "text"')
     if (typeof button.text !== 'string') throw fail('Field "text" must be of type String')
     if (button.text.trim() === '') throw badRequest('inline keyboard button text must be non-empty')
-    if (typeof button.url === 'string' && button.url !== '') return { text: button.text, url: button.url }
+    if (typeof button.url === 'string' && button.url !== '') {
+      const checked = checkLink(button.url)
+      if ('error' in checked)
+        throw badRequest(`inline keyboard button URL '${button.url}' is invalid: ${checked.error}`)
+      return { text: button.text, url: checked.url }
+    }
     if (typeof button.callback_data === 'string' && button.callback_data !== '') {
       if (Buffer.byteLength(button.callback_data) > 64) throw badRequest('BUTTON_DATA_INVALID')
       return { text: button.text, callback_data: button.callback_data }

@@ -100,7 +100,7 @@ function keyboard(markup: InlineKeyboardMarkup | undefined): string {
   const buttons = markup.inline_keyboard
     .flat()
     .map((button) =>
-      'url' in button
+      'url' in button && /^https?:\/\//i.test(button.url)
         ? `<a href="${escapeHtml(button.url)}">${escapeHtml(button.text)}</a>`
         : `<button type="button" disabled title="Button presses are not emulated">${escapeHtml(button.text)}</button>`,
     )

@@ -75,8 +75,8 @@ export interface TelegramControl {
   joinByLink(userId: number, inviteLink: string): JoinOutcome
   /** The person leaves a chat. */
   leaveChat(userId: number, chatId: number): void
-  /** Puts a person in a chat without a link (someone already there). */
-  addMember(chatId: number, userId: number, status?: 'member' | 'administrator'): ChatMember
+  /** Puts a person in a chat without a link (someone already there); `restricted` may not write. */
+  addMember(chatId: number, userId: number, status?: 'member' | 'administrator' | 'restricted'): ChatMember
   /** The owner changes the bot's place or rights in a chat (the bot gets my_chat_member). */
   setBotMembership(chatId: number, place: BotPlace, rights?: Partial<ChatAdministratorRights>): void
   members(chatId: number): ChatMember[]
@@ -333,8 +333,8 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
     addMember: (chatId, userId, status = 'member') => {
       const chat = store.chat(chatId)
       store.person(userId)
-      if (status !== 'member' && status !== 'administrator')
-        throw new Error("telegram emulator: status is 'member' or 'administrator'")
+      if (status !== 'member' && status !== 'administrator' && status !== 'restricted')
+        throw new Error("telegram emulator: status is 'member', 'administrator' or 'restricted'")
       if (store.memberOf(chat, userId)?.status === 'creator') return store.memberObject(chat, userId)
       const rights = status === 'administrator' ? { ...DEFAULT_BOT_RIGHTS, can_invite_users: false } : null
       const owner = store.person(store.config.ownerId).user

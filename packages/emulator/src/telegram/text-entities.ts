@@ -22,18 +22,35 @@ const parseError = (message: string) => badRequest(`can't parse entities: ${mess
 const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r' || c === '\n'
 
 /**
- * A link Telegram keeps in a text_link entity, or undefined when it would drop the entity: web
- * links (a bare host gets http://), tg:// and ton:// links; other schemes are refused.
+ * Telegram's link check (TDLib's LinkManager::check_link): tg:// and ton:// links, or web links with a
+ * host that has a dot in it (so http://localhost is refused; a bare host gets http://). Answers the
+ * link as Telegram keeps it, or why it is refused.
  */
+export function checkLink(raw: string): { url: string } | { error: string } {
+  const link = raw.trim()
+  const special = /^(tg|ton|tonsite):(?:\/\/)?(.*)$/i.exec(link)
+  if (special) {
+    const [, scheme = '', rest = ''] = special
+    const host = rest.split(/[/?#]/)[0] ?? ''
+    if (host === '') return { error: 'URL host is empty' }
+    if (!/^[A-Za-z0-9_.-]+$/.test(host)) return { error: 'Unallowed characters in URL host' }
+    return { url: `${scheme.toLowerCase()}://${rest}` }
+  }
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(link) ? link : `http://${link}`
+  const scheme = withScheme.slice(0, withScheme.indexOf(':')).toLowerCase()
+  if (scheme !== 'http' && scheme !== 'https') return { error: 'Unsupported URL protocol' }
+  if (!URL.canParse(withScheme)) return { error: 'Wrong HTTP URL' }
+  const url = new URL(withScheme)
+  if (url.hostname === '') return { error: 'URL host is empty' }
+  if (!url.hostname.includes('.') && !url.hostname.startsWith('[')) return { error: 'Wrong HTTP URL' }
+  return { url: url.href }
+}
+
+/** The link a text_link entity keeps, or undefined when Telegram would drop the entity. */
 export function checkedLink(raw: string): string | undefined {
-  const url = raw.trim()
-  if (url === '' || /\s/.test(url)) return undefined
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase()
-  if (scheme === undefined)
-    return /^[^/?#]+\.[a-z]{2,}(?:[/?#:].*)?$/i.test(url) ? `http://${url}` : undefined
-  if (scheme === 'http' || scheme === 'https') return URL.canParse(url) ? url : undefined
-  if (scheme === 'tg' || scheme === 'ton') return url
-  return undefined
+  if (raw.trim() === '' || /\s/.test(raw.trim())) return undefined
+  const checked = checkLink(raw)
+  return 'url' in checked ? checked.url : undefined
 }
 
 function sortEntities(entities: MessageEntity[]): MessageEntity[] {
@@ -547,7 +564,6 @@ const DETECTORS: Array<{ type: 'bot_command' | 'url' | 'mention' | 'hashtag' | '
     pattern: /(?<![\w@/])(?:https?:\/\/)?(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?::\d{1,5})?(?:[/?#][^\s]*)?/gi,
   },
   { type: 'url', pattern: /(?<![\w@/])https?:\/\/(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?:[/?#][^\s]*)?/gi },
-  { type: 'url', pattern: /(?<![\w@/])https?:\/\/localhost(?::\d{1,5})?(?:[/?#][^\s]*)?/gi },
   { type: 'mention', pattern: /(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}(?![\w@])/g },
   { type: 'hashtag', pattern: /(?<![\w#])#[\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*/gu },
 ]
