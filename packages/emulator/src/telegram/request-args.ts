@@ -1,4 +1,4 @@
-import { badRequest, TelegramError } from './errors'
+import { badRequest } from './errors'
 
 /**
  * The Bot API reads every parameter as a string, wherever it came from: the query string, a
@@ -137,12 +137,4 @@ export class Args {
       throw badRequest(`can't parse ${what} JSON object`)
     }
   }
-
-  names(): string[] {
-    return [...this.request.values.keys()]
-  }
-}
-
-export function isTelegramError(error: unknown): error is TelegramError {
-  return error instanceof TelegramError
 }

@@ -135,7 +135,7 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
 
   const runReply = async (method: string, values: Map<string, string>) => {
     // A webhook reply is an API call whose answer nobody reads; Telegram drops its errors too.
-    await call(method, { values, files: new Map() }, 'webhook reply').catch(() => undefined)
+    await call(method, { values, files: new Map() }).catch(() => undefined)
   }
   const queue = new UpdateQueue(store, runReply, options.webhook)
   store.onUpdate = (body) => void queue.push(body)
@@ -153,7 +153,6 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
   async function call(
     method: string,
     request: RequestArgs,
-    _source: 'http' | 'webhook reply',
   ): Promise<{ status: number; body: unknown; headers: Record<string, string>; html?: string }> {
     const entry = methods.get(method.toLowerCase())
     const params = logParams(request)
@@ -218,7 +217,7 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
       if (error instanceof TelegramError) return reply(res, error)
       throw error
     }
-    const answer = await call(params.method ?? '', request, 'http')
+    const answer = await call(params.method ?? '', request)
     if (answer.html !== undefined) return sendText(res, answer.status, answer.html, 'text/html')
     sendJson(res, answer.status, answer.body, answer.headers)
   }

@@ -76,7 +76,6 @@ export class UpdateQueue {
   private lastError: { date: number; message: string } | null = null
   private forcedFailures: Array<{ status: number }> = []
   private timer: NodeJS.Timeout | null = null
-  private timerAt = 0
   private closed = false
   private waiters: Array<() => void> = []
   private idleWaiters: Array<() => void> = []
@@ -306,7 +305,6 @@ export class UpdateQueue {
     }
     this.clearTimer()
     if (Number.isFinite(soonest)) {
-      this.timerAt = soonest
       this.timer = setTimeout(() => this.pump(), Math.max(0, soonest - now))
       this.timer.unref()
     }
@@ -316,12 +314,15 @@ export class UpdateQueue {
   private clearTimer(): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
-    this.timerAt = 0
   }
 
   private async deliver(entry: Pending, webhook: Webhook): Promise<void> {
     // Never finish within pump(): its bookkeeping (the retry timer) must not be undone by a nested pump.
     await null
+    if (!this.pending.includes(entry) || this.webhook !== webhook) {
+      this.inFlight.delete(entry.queueKey)
+      return this.pump()
+    }
     entry.attempts += 1
     const record: DeliveryRecord = {
       updateId: entry.update.update_id,
@@ -412,11 +413,6 @@ export class UpdateQueue {
     if (!method || method.startsWith('get') || WEBHOOK_REPLY_REFUSED.has(method)) return
     values.delete('method')
     await this.runReply(method, values)
-  }
-
-  /** When the next retry is due (tests read it to know what to wait for). */
-  nextAttemptAt(): number | null {
-    return this.timerAt || null
   }
 }
 
