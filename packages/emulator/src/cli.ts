@@ -2,7 +2,8 @@
 import { startEmulator } from './server'
 
 const port = Number(process.env.EMULATOR_PORT ?? 4010)
-const emulator = await startEmulator({ port })
+// People open the links the bot hands out in this emulator's Telegram page.
+const emulator = await startEmulator({ port, telegram: { linkBase: 'emulator' } })
 console.log(`EdgeClub emulator listening at ${emulator.url}`)
 console.log(`  PRICE_FEED_URL=${emulator.priceFeedUrl}`)
 console.log(`  DISCORD_API_BASE=${emulator.url}/discord/api`)
@@ -18,6 +19,13 @@ const redirectUris = emulator.discord.config.redirectUris
 console.log(
   `  Discord OAuth2: ${emulator.url}/discord/oauth2/authorize, redirect URIs ${redirectUris === 'loopback' ? 'http://127.0.0.1:<port>/... or http://localhost:<port>/...' : redirectUris.join(', ')}`,
 )
+console.log(`  TELEGRAM_API_BASE=${emulator.telegram.apiRoot}`)
+console.log(`  TELEGRAM_BOT_TOKEN=${emulator.telegram.config.botToken}`)
+console.log(`  TELEGRAM_LINK_BASE=${emulator.telegram.pageLinkBase}`)
+console.log(
+  `  Telegram bot @${emulator.telegram.config.botUsername}; chats ${emulator.telegram.config.chats.map((chat) => `${chat.title} (${chat.id})`).join(', ')}`,
+)
+console.log(`  Telegram page (press Start, join chats): ${emulator.url}/telegram/`)
 console.log(`  BTCPAY_URL=${emulator.url}/btcpay`)
 console.log(`  BTCPAY_API_KEY=${emulator.btcpay.apiKey}`)
 console.log(`  BTCPAY_STORE_ID=${emulator.btcpay.storeId}`)

@@ -1,1 +1,2 @@
 export { type Emulator, type EmulatorOptions, startEmulator } from './server'
+export type { TelegramControl, TelegramEmulatorOptions } from './telegram'

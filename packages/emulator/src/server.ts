@@ -7,10 +7,11 @@ import { Router, readBody, sendJson } from './http'
 import { type MailSinkControl, mountMailSink } from './mail/mail-sink'
 import { mountPriceFeed, type PriceFeedControl } from './prices/price-feed'
 import { handleStripeCors, mountStripe, type StripeControl, type StripeOptions } from './stripe'
+import { mountTelegram, type TelegramControl, type TelegramEmulatorOptions } from './telegram'
 
 /**
  * The local stand-in for the services EdgeClub cannot reach from here (price feed, Stripe, Discord,
- * BTCPay). It speaks their HTTP APIs at the network boundary so the app's integration code is the
+ * Telegram, BTCPay). It speaks their HTTP APIs at the network boundary so the app's integration code is the
  * production code pointed at another base URL. Dev and test only.
  */
 
@@ -19,6 +20,8 @@ export interface EmulatorOptions {
   host?: string
   /** Seeded guild, ids, bot token and rate-limit window of the Discord API; see src/discord/README.md. */
   discord?: DiscordEmulatorOptions
+  /** The Telegram bot, people, chats, flood limits and webhook timing of the Bot API; see src/telegram/README.md. */
+  telegram?: TelegramEmulatorOptions
   /** BTCPay Server (Greenfield) settings; see src/btcpay/README.md. */
   btcpay?: BtcpayOptions
   /** Stripe keys, webhook endpoint and secret, retry timing; see src/stripe/README.md. */
@@ -34,6 +37,12 @@ export interface Emulator {
   priceFeedUrl: string
   /** Discord REST API v10: give the app DISCORD_API_BASE=`${url}/discord/api` and the ids/token in `config`. */
   discord: DiscordControl
+  /**
+   * Telegram Bot API: give the app TELEGRAM_API_BASE=telegram.apiRoot (`${url}/telegram`, grammY's
+   * client.apiRoot), TELEGRAM_BOT_TOKEN=telegram.config.botToken and, for links people can open here,
+   * TELEGRAM_LINK_BASE=telegram.pageLinkBase. People's page: `${url}/telegram/`.
+   */
+  telegram: TelegramControl
   /** BTCPay Server: give the app BTCPAY_URL=`${url}/btcpay` and the key, store id and secret from here. */
   btcpay: BtcpayControl
   /** Stripe API at `${url}/v1` (STRIPE_API_BASE=url), Stripe.js at `${url}/stripe-js/v3`; keys and controls here. */
@@ -48,6 +57,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const prices = mountPriceFeed(router)
   const discord = mountDiscord(router, options.discord)
   mountDiscordInvitePage(router, discord)
+  const telegram = mountTelegram(router, options.telegram)
   const btcpay = mountBtcpay(router, options.btcpay)
   const stripe = mountStripe(router, options.stripe)
   const mail = await mountMailSink(router, { smtpPort: options.smtpPort, host: options.host })
@@ -68,11 +78,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`
+  telegram.setOrigin(url)
 
   return {
     url,
     prices,
     discord,
+    telegram,
     btcpay,
     stripe,
     mail,
@@ -81,6 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       new Promise<void>((resolve, reject) => {
         btcpay.dispose()
         stripe.close()
+        telegram.close()
         void mail.close()
         server.closeAllConnections()
         server.close((error) => (error ? reject(error) : resolve()))
