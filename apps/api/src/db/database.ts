@@ -45,7 +45,7 @@ export interface DatabaseTimeouts {
   statementMs: number
 }
 
-export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 3_000 }
+const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 3_000 }
 
 export type DatabaseOptions =
   | { databaseUrl: string; timeouts?: DatabaseTimeouts; onError?: (error: Error) => void }

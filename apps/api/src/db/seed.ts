@@ -5,7 +5,7 @@ import type { DB, NewPlanRow } from './types'
  * The four plans a new EdgeClub starts with. Twelve monthly payments cost more than the yearly
  * plan, so the pricing page shows the yearly saving.
  */
-export const SEED_PLANS: NewPlanRow[] = [
+const SEED_PLANS: NewPlanRow[] = [
   {
     name: 'Weekly',
     slug: 'weekly',

@@ -43,5 +43,4 @@ export const rateLimited = (message: string, retryAfterSeconds?: number) =>
   new AppError('RATE_LIMITED', message, {
     headers: retryAfterSeconds ? { 'retry-after': String(Math.ceil(retryAfterSeconds)) } : undefined,
   })
-export const paymentError = (message: string) => new AppError('PAYMENT_ERROR', message)
 export const upstreamError = (message: string) => new AppError('UPSTREAM_ERROR', message)

@@ -5,7 +5,7 @@ import { envelope, ok } from './envelope'
 
 const ExportQuery = z.object({ format: z.literal('csv').optional() })
 /** Rows in one CSV export: a spreadsheet's worth, read in one page. */
-export const EXPORT_LIMIT = 10_000
+const EXPORT_LIMIT = 10_000
 
 function sendCsv(reply: FastifyReply, name: string, body: string) {
   return reply

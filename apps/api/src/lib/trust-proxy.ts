@@ -17,7 +17,7 @@ for (const [network, prefix] of [
 ] as const)
   INTERNAL.addSubnet(network, prefix, 'ipv6')
 
-export function isInternalAddress(address: string): boolean {
+function isInternalAddress(address: string): boolean {
   const mapped = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address
   return isIPv4(mapped) ? INTERNAL.check(mapped, 'ipv4') : INTERNAL.check(address, 'ipv6')
 }

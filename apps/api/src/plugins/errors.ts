@@ -14,7 +14,7 @@ const RETRY_AFTER_SECONDS = 5
  * errors are shown as they are; anything else is logged and answered with a request id only.
  */
 
-export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.headers) reply.headers(error.headers)
   return reply.status(error.statusCode).send({
     success: false,

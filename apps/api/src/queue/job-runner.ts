@@ -104,7 +104,7 @@ interface Envelope<T> {
 }
 
 /** A UUID derived from the queue and a business key, so the same effect always has the same job id. */
-export function jobIdFor(queue: string, key: string): string {
+function jobIdFor(queue: string, key: string): string {
   const hex = createHash('sha256').update(`${queue}\n${key}`).digest('hex')
   // Shaped as a version-5 style UUID (pg-boss ids are uuid columns).
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${hex.slice(18, 20)}-${hex.slice(20, 32)}`

@@ -11,7 +11,7 @@ import { PlanGrid } from './ui/plan-grid'
  * The plans on sale on the pricing page, loaded from the API, with their loading and failure
  * states. Choosing one leads to sign-in first (no checkout here). An island.
  */
-export function PricingPlans() {
+function PricingPlans() {
   const { navigate } = useAppNavigation()
   const { status, data: plans, reload } = useRemoteData(fetchActivePlans)
 

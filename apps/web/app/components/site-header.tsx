@@ -36,7 +36,7 @@ function NavItem({ navigation, to, label }: { navigation: Navigation; to: string
  * The header: sticky; brand logo to /, Sign In (/login) and Sign Up (/register). An island: on a
  * prerendered page its menu button and the signed-in state come alive without the router.
  */
-export function SiteHeader() {
+function SiteHeader() {
   const { isAuthenticated } = useSession()
   const navigation = useAppNavigation()
   const { Link, pathname } = navigation

@@ -174,3 +174,23 @@ export async function apiRequest<T = unknown>(
     }
   }
 }
+
+/** GET `path`, checked with its schema: the data, or an Error with the server's message. */
+export async function fetchData<T>(path: string, schema: z.ZodType<T>): Promise<T> {
+  const result = await apiRequest(path, { schema })
+  if (!result.success || result.data === undefined) throw new Error(result.error ?? 'Could not load')
+  return result.data
+}
+
+/** An admin action, its answer checked with the route's schema: resolves to the server's message, or throws it. */
+export async function act<T>(
+  path: string,
+  method: 'POST' | 'PUT' | 'DELETE',
+  schema: z.ZodType<T>,
+  body?: unknown,
+): Promise<{ message: string; data: T }> {
+  const result = await apiRequest(path, { method, body, schema })
+  if (!result.success)
+    throw Object.assign(new Error(result.error ?? 'The action failed'), { errors: result.errors })
+  return { message: result.message ?? 'Done', data: result.data as T }
+}

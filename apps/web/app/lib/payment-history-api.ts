@@ -11,7 +11,7 @@ export const paymentKeys = {
 }
 
 /** The dashboard lists the 10 newest payments. */
-export const HISTORY_LIMIT = 10
+const HISTORY_LIMIT = 10
 
 /** Reads the raw answer, not the envelope: a non-OK answer throws 'HTTP error! status: {code}'. */
 export async function fetchPaymentHistory(limit = HISTORY_LIMIT): Promise<PaymentView[]> {

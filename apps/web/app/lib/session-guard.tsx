@@ -10,7 +10,7 @@ import { useSession } from './use-session'
  * only when the server refused the session; the API client has cleared it by then. A server that
  * cannot be reached does not lock the member out: every call is checked on the server anyway.
  */
-export async function verifySession(): Promise<boolean> {
+async function verifySession(): Promise<boolean> {
   const result = await apiRequest('/auth/profile', { schema: PublicUserSchema })
   if (result.success && result.data) session.setUser(result.data)
   return result.success || result.code !== 'UNAUTHORIZED'

@@ -22,7 +22,7 @@ let loading: Promise<StripeLoad> | undefined
  * Stripe.js with the publishable key from the server. Outside production the server may name a
  * stand-in script (the local emulator's); it defines window.Stripe before loadStripe looks for it.
  */
-export function getStripe(): Promise<StripeLoad> {
+function getStripe(): Promise<StripeLoad> {
   loading ??= (async (): Promise<StripeLoad> => {
     try {
       const config = await getClientConfig()

@@ -1,7 +1,7 @@
 import { paths } from '@edgeclub/shared'
 import { ButtonLink } from '../components/ui/button'
 import { Container, PageHero } from '../components/ui/layout'
-import { recordIsland } from '../features/record/record-live'
+import { recordIsland } from '../features/signals/record-live'
 import { Island, islandsPage } from '../lib/island'
 import { seo } from '../lib/seo'
 

@@ -7,7 +7,7 @@ import { z } from 'zod'
  * BTCPAY_URL points it at a self-hosted server, or at the emulator in dev and tests. See README.md.
  */
 
-export const INVOICE_STATUSES = ['New', 'Processing', 'Settled', 'Expired', 'Invalid'] as const
+const INVOICE_STATUSES = ['New', 'Processing', 'Settled', 'Expired', 'Invalid'] as const
 export type BtcpayInvoiceStatus = (typeof INVOICE_STATUSES)[number]
 
 const InvoiceSchema = z.object({

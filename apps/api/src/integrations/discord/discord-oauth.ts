@@ -23,7 +23,7 @@ export interface DiscordOAuthSettings {
 }
 
 /** identify: who the member is on Discord. guilds.join: the bot may add them to the server. */
-export const CONNECT_SCOPES = [OAuth2Scopes.Identify, OAuth2Scopes.GuildsJoin] as const
+const CONNECT_SCOPES = [OAuth2Scopes.Identify, OAuth2Scopes.GuildsJoin] as const
 
 export function createDiscordOAuth(settings: DiscordOAuthSettings) {
   const rest = new REST({ version: '10', retries: 0, timeout: 15_000, api: settings.apiBase })

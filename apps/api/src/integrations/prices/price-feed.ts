@@ -10,7 +10,7 @@ const FeedItemSchema = z.object({
   price_change_percentage_24h: z.number().nullable().optional(),
 })
 
-export class PriceFeedError extends Error {
+class PriceFeedError extends Error {
   override name = 'PriceFeedError'
 }
 

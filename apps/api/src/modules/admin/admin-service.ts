@@ -22,7 +22,7 @@ import type { AdminRepository } from './admin-repository'
 
 type ListedUser = Awaited<ReturnType<AdminRepository['listUsers']>>['rows'][number]
 
-export function toAdminUser(row: ListedUser) {
+function toAdminUser(row: ListedUser) {
   return {
     ...toPublicUser(row),
     disabled: row.disabled_at !== null,

@@ -4,7 +4,7 @@ import { errors, jwtVerify, SignJWT } from 'jose'
 
 /** Short-lived JWT access tokens: HS256 pinned, issuer, audience and type checked. */
 
-export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
+const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
 const ISSUER = 'edgeclub'
 const AUDIENCE = 'edgeclub-api'
 const TYPE = 'access'

@@ -21,12 +21,12 @@ import { hashPassword, needsRehash, timingDummyHash, verifyPassword } from './pa
 import type { SessionCache } from './session-cache'
 import { toPublicUser } from './user-views'
 
-export const REMEMBER_ME_TTL = 30 * DAY
-export const SESSION_TTL = DAY
-export const LOCKOUT_WINDOW = 15 * MINUTE
-export const LOCKOUT_FAILURES = 10
-export const RESET_TTL = 30 * MINUTE
-export const RESETS_PER_HOUR = 4
+const REMEMBER_ME_TTL = 30 * DAY
+const SESSION_TTL = DAY
+const LOCKOUT_WINDOW = 15 * MINUTE
+const LOCKOUT_FAILURES = 10
+const RESET_TTL = 30 * MINUTE
+const RESETS_PER_HOUR = 4
 /** A link this close to its expiry when its email finally goes out is replaced by a fresh one. */
 const RESET_MIN_LEFT = 5 * MINUTE
 

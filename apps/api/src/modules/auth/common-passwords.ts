@@ -31,7 +31,7 @@ const EDGES = /^[^a-z]+|[^a-z]+$/g
  * symbols people add at either end to pass a composition rule ("Password1!"), and with look-alike
  * characters read as letters ("P@$$w0rd").
  */
-export function passwordForms(password: string): string[] {
+function passwordForms(password: string): string[] {
   const lower = password.toLowerCase()
   const core = lower.replace(EDGES, '')
   const forms = new Set([lower, core])

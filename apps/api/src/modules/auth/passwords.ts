@@ -8,7 +8,7 @@ export interface Argon2Params {
   timeCost: number
   parallelism: number
 }
-export const ARGON2_PARAMS: Argon2Params = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+const ARGON2_PARAMS: Argon2Params = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
 
 export function hashPassword(password: string, params: Argon2Params = ARGON2_PARAMS): Promise<string> {
   return hash(password, params)

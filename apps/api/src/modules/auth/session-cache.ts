@@ -3,7 +3,7 @@ import type { UserRow } from '../../db/types'
 /** The channel on which the database announces a changed user or session (see the 2026-11-24-02 migration). */
 export const AUTH_CHANNEL = 'auth_changed'
 
-export const SESSION_CACHE_TTL_MS = 30_000
+const SESSION_CACHE_TTL_MS = 30_000
 const MAX_ENTRIES = 50_000
 
 /**

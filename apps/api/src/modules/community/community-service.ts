@@ -18,7 +18,7 @@ import type { CommunityRepository } from './community-repository'
 import type { DiscordConnectRepository } from './discord-connect-repository'
 
 /** Invites a member may create in 24 hours (a live, unused one is handed back instead). */
-export const INVITES_PER_DAY = 5
+const INVITES_PER_DAY = 5
 
 /** Who has access now, as the access ledger says. */
 export interface AccessReader {

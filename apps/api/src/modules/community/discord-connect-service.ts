@@ -21,7 +21,7 @@ import { type AccessReader, connectionView } from './community-service'
 import type { DiscordConnectRepository } from './discord-connect-repository'
 
 /** Connect Discord attempts a member may start in an hour. */
-export const CONNECT_ATTEMPTS_PER_HOUR = 10
+const CONNECT_ATTEMPTS_PER_HOUR = 10
 
 const HOUR = 3_600_000
 

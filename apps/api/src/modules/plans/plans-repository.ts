@@ -9,7 +9,7 @@ import {
 import { planHoldersAt } from '../../db/rollups'
 import type { DB, PlanRow, PlansTable } from '../../db/types'
 
-export const PLAN_SORT_COLUMNS = {
+const PLAN_SORT_COLUMNS = {
   sortOrder: 'sort_order',
   name: 'name',
   price: 'price_minor',

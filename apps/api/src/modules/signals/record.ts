@@ -18,7 +18,7 @@ export interface ClosedSignal {
  * every settled signal (a void returns its stake); ROI = profit ÷ units staked. Sample sizes travel
  * with every rate, and a rate with nothing to divide by is null, never 0.
  */
-export function statsOf(signals: ClosedSignal[]): RecordStats {
+function statsOf(signals: ClosedSignal[]): RecordStats {
   const stats: RecordStats = {
     settled: 0,
     won: 0,

@@ -20,7 +20,7 @@ export interface StripeSubscriptionState {
 }
 
 /** Crypto-paid periods get a renewal reminder this long before they end (crypto does not renew by itself). */
-export const CRYPTO_REMINDER_BEFORE = 3 * DAY
+const CRYPTO_REMINDER_BEFORE = 3 * DAY
 
 /**
  * The one writer of access: every change to `subscriptions` and `subscription_periods` is one of these

@@ -1,6 +1,6 @@
 import type { AdminUser } from '@edgeclub/shared'
 import { Button } from '../../components/ui/button'
-import { ConfirmButton, type RunAction } from './admin-ui'
+import { ConfirmButton, type RunAction } from '../../components/ui/console'
 import { setMemberDisabled, setMemberRole } from './members-api'
 
 /**

@@ -10,7 +10,10 @@ import {
 } from '@edgeclub/shared'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import type { z } from 'zod'
-import { apiRequest, refreshAccessToken } from '../../lib/api-client'
+import { act, apiRequest, fetchData, refreshAccessToken } from '../../lib/api-client'
+
+export { act, fetchData }
+
 import { session } from '../../lib/session-store'
 
 export interface ListQuery {
@@ -31,7 +34,7 @@ export interface ListResult<T> {
 /** The shared schema of an admin list's page. */
 export type ListSchema<T> = z.ZodType<ListResult<T>>
 
-export function queryString(query: ListQuery, extra: Record<string, string> = {}): string {
+function queryString(query: ListQuery, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams({
     page: String(query.page),
     limit: String(query.limit),
@@ -53,25 +56,6 @@ export async function fetchList<T>(
   const result = await apiRequest(`${path}?${queryString(query)}`, { schema })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Could not load the list')
   return result.data
-}
-
-export async function fetchData<T>(path: string, schema: z.ZodType<T>): Promise<T> {
-  const result = await apiRequest(path, { schema })
-  if (!result.success || result.data === undefined) throw new Error(result.error ?? 'Could not load')
-  return result.data
-}
-
-/** An admin action, its answer checked with the route's schema: resolves to the server's message, or throws it. */
-export async function act<T>(
-  path: string,
-  method: 'POST' | 'PUT' | 'DELETE',
-  schema: z.ZodType<T>,
-  body?: unknown,
-): Promise<{ message: string; data: T }> {
-  const result = await apiRequest(path, { method, body, schema })
-  if (!result.success)
-    throw Object.assign(new Error(result.error ?? 'The action failed'), { errors: result.errors })
-  return { message: result.message ?? 'Done', data: result.data as T }
 }
 
 /** The filtered list as CSV: fetched with the bearer token (it is not a cookie), then saved as a file. */

@@ -1,6 +1,6 @@
 import { type AuditEntry, AuditPageSchema } from '@edgeclub/shared'
 import { Link } from 'react-router'
-import { moment } from './admin-ui'
+import { moment } from '../../components/ui/console'
 import { DataTable } from './data-table'
 import { linkClasses, memberHref } from './member-links'
 

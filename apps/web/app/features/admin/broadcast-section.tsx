@@ -1,11 +1,11 @@
 import { BroadcastResultSchema, BroadcastSchema } from '@edgeclub/shared'
 import { useEffect, useRef, useState } from 'react'
 import { buttonClasses } from '../../components/ui/button'
+import { failureText, Notice, type NoticeState } from '../../components/ui/console'
 import { Alert, Field, TextArea, TextField } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { zodFieldErrors } from '../../lib/form-errors'
 import { act, useDiscordHealth } from './admin-api'
-import { failureText, Notice, type NoticeState } from './admin-ui'
 
 export function BroadcastSection() {
   const [title, setTitle] = useState('')

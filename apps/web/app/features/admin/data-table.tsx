@@ -1,9 +1,9 @@
 import { Fragment, type ReactNode, useId, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { Button } from '../../components/ui/button'
+import { failureText, smallInput } from '../../components/ui/console'
 import { Alert, inputClasses } from '../../components/ui/field'
 import { downloadCsv, type ListQuery, type ListSchema, useAdminList } from './admin-api'
-import { failureText, smallInput } from './admin-ui'
 
 export interface Column<T> {
   header: string
@@ -18,7 +18,7 @@ export interface Filter {
   options: { value: string; label: string }[]
 }
 
-export const PAGE_SIZES = [10, 20, 50, 100] as const
+const PAGE_SIZES = [10, 20, 50, 100] as const
 const DEFAULT_LIMIT = 20
 
 /**

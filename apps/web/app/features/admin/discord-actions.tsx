@@ -1,7 +1,7 @@
 import { useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
+import { ConfirmButton, type RunAction } from '../../components/ui/console'
 import { inputClasses } from '../../components/ui/field'
-import { ConfirmButton, type RunAction } from './admin-ui'
 import { moderateMember } from './members-api'
 
 /** Kick, ban or unban the member in the Discord server, with a reason kept in Discord's audit log. */

@@ -1,9 +1,9 @@
 import { GrantAccessSchema } from '@edgeclub/shared'
 import { useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
+import { day, type RunAction } from '../../components/ui/console'
 import { inputClasses } from '../../components/ui/field'
 import { zodFieldErrors } from '../../lib/form-errors'
-import { day, type RunAction } from './admin-ui'
 import { grantAccess, useGrantablePlans } from './members-api'
 
 /** Complimentary access: days, on which plan, and a note for the ledger; validated as the API does. */

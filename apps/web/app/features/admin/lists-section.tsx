@@ -6,7 +6,15 @@ import {
 } from '@edgeclub/shared'
 import { useState } from 'react'
 import { Link } from 'react-router'
-import { day, money, Notice, type NoticeState, PROVIDERS, providerLabel, words } from './admin-ui'
+import {
+  day,
+  money,
+  Notice,
+  type NoticeState,
+  PROVIDERS,
+  providerLabel,
+  words,
+} from '../../components/ui/console'
 import { DataTable } from './data-table'
 import { linkClasses, memberHref } from './member-links'
 import { isRefundable, RefundButton } from './refund-button'

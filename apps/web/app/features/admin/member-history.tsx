@@ -1,5 +1,5 @@
+import { moment } from '../../components/ui/console'
 import { Alert } from '../../components/ui/field'
-import { moment } from './admin-ui'
 import { useMemberHistory } from './members-api'
 
 /** What admins did to this member, newest first (the audit log filtered to them). */

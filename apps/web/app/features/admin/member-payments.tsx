@@ -1,5 +1,5 @@
 import type { PaymentView } from '@edgeclub/shared'
-import { day, money, type NoticeState, providerLabel, words } from './admin-ui'
+import { day, money, type NoticeState, providerLabel, words } from '../../components/ui/console'
 import { isRefundable, RefundButton } from './refund-button'
 
 /** The member's payments with what was refunded; card payments can be refunded from here. */

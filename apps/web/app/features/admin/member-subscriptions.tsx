@@ -1,5 +1,5 @@
 import type { SubscriptionView } from '@edgeclub/shared'
-import { day, providerLabel, words } from './admin-ui'
+import { day, providerLabel, words } from '../../components/ui/console'
 
 /** Every subscription of the member, as the ledger has it: plan, how it was paid, status and period. */
 export function MemberSubscriptions({ subscriptions }: { subscriptions: SubscriptionView[] }) {

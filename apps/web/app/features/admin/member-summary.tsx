@@ -1,5 +1,5 @@
 import type { AdminUserDetail, SubscriptionView } from '@edgeclub/shared'
-import { day, moment, words } from './admin-ui'
+import { day, moment, words } from '../../components/ui/console'
 
 /**
  * 'Active · Yearly · until Mar 3, 2027', 'Active · {plan} · lifetime' or 'None', from the

@@ -2,10 +2,10 @@ import type { Analytics } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Button } from '../../components/ui/button'
+import { money } from '../../components/ui/console'
 import { Alert } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { runReconciliation, useAnalytics, useReconciliationIssues } from './admin-api'
-import { money } from './admin-ui'
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (

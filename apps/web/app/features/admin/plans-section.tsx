@@ -11,12 +11,12 @@ import {
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
+import { ConfirmButton, failureText, money, Notice, type NoticeState } from '../../components/ui/console'
 import { Alert, Field, SelectInput, TextArea, TextField, TextInput } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { PlanCard } from '../../components/ui/plan-card'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
 import { act, useAdminPlans } from './admin-api'
-import { ConfirmButton, failureText, money, Notice, type NoticeState } from './admin-ui'
 
 interface Draft {
   name: string

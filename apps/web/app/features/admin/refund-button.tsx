@@ -1,8 +1,8 @@
 import { type PaymentView, RefundResultSchema, RefundSchema } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useId, useState } from 'react'
+import { ConfirmButton, failureText, money, type NoticeState, smallInput } from '../../components/ui/console'
 import { act } from './admin-api'
-import { ConfirmButton, failureText, money, type NoticeState, smallInput } from './admin-ui'
 
 /** What the refund needs of a payment, from the member page's list or the payments table alike. */
 export type RefundablePayment = Pick<

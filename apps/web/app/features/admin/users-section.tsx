@@ -1,6 +1,6 @@
 import { type AdminUser, AdminUserPageSchema } from '@edgeclub/shared'
 import { Link } from 'react-router'
-import { day, words } from './admin-ui'
+import { day, words } from '../../components/ui/console'
 import { DataTable } from './data-table'
 import { linkClasses, useMemberLinks } from './member-links'
 import { fullName } from './members-api'

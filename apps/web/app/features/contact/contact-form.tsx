@@ -24,7 +24,7 @@ function loadSchema() {
 }
 
 /** The contact form: validated on both sides with one schema, stored and emailed to support. */
-export function ContactForm() {
+function ContactForm() {
   const [values, setValues] = useState<Values>(empty)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [status, setStatus] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle')

@@ -4,7 +4,7 @@ import { Alert } from '../../components/ui/field'
 import { type FlashState, flashOf } from '../../lib/navigation-state'
 
 /** A message passed in navigation state shows for 5 seconds, then the state is cleared. */
-export const FLASH_MS = 5_000
+const FLASH_MS = 5_000
 
 export function FlashMessage() {
   const location = useLocation()

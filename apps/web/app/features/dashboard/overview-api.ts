@@ -4,7 +4,7 @@ import { apiRequest } from '../../lib/api-client'
 import { paymentKeys } from '../../lib/payment-history-api'
 
 /** What the member has paid in total, per currency, counting completed payments only. */
-export async function fetchPaymentSummary(): Promise<PaymentSummary> {
+async function fetchPaymentSummary(): Promise<PaymentSummary> {
   const result = await apiRequest('/payments/summary', { schema: PaymentSummarySchema })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Failed to load your payments')
   return result.data

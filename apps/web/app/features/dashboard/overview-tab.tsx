@@ -9,7 +9,7 @@ import { useSession } from '../../lib/use-session'
 import { usePaymentSummary } from './overview-api'
 
 /** Recent activity shows 3 items. */
-export const RECENT_ITEMS = 3
+const RECENT_ITEMS = 3
 
 function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (

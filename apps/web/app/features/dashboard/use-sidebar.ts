@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react'
 import { STORAGE_KEYS } from '../../lib/storage-keys'
 
 /** The width from which the sidebar is open by default. */
-export const SIDEBAR_BREAKPOINT = 1024
+const SIDEBAR_BREAKPOINT = 1024
 
 const isWide = () => window.innerWidth >= SIDEBAR_BREAKPOINT
 

@@ -41,7 +41,7 @@ function PriceRow({ price, pending }: { price: CryptoPrice; pending: boolean }) 
  * The live price card: loading, loaded and error states; a silent refresh every 30 seconds;
  * placeholder items when the first load fails; the static 'AI 95% Accuracy' tile.
  */
-export function PriceCard() {
+function PriceCard() {
   const { status, data, error, reload } = useRemoteData(fetchMarketPrices, { refreshMs: PRICE_REFRESH_MS })
   const pending = status === 'loading' && !data
   // Before the first answer the rows keep their place (no layout shift); after a first failure they show zeros.

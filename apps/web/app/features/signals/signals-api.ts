@@ -1,12 +1,20 @@
 import {
   RecordSchema,
+  type SettleSignal,
+  type SignalInput,
   type SignalKind,
   type SignalPage,
   SignalPageSchema,
   type SignalRecord,
+  SignalViewSchema,
 } from '@edgeclub/shared'
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
-import { apiRequest } from '../../lib/api-client'
+import { act, apiRequest, fetchData } from '../../lib/api-client'
+
+/**
+ * The signal room's calls for signed-in readers: members' feed and own record, and what staff
+ * (admins and analysts) publish, settle and void. The public record's calls are in record-api.ts.
+ */
 
 /** What the feed shows: every signal, one kind, or one sport's picks. */
 export interface FeedFilter {
@@ -21,10 +29,10 @@ export const signalKeys = {
   record: (since: string) => ['signals', 'record', since] as const,
 }
 
-export const FEED_PAGE_SIZE = 20
+const FEED_PAGE_SIZE = 20
 
 /** GET /signals, newest first: full content for members with access, the public view for the others. */
-export async function fetchSignalPage(filter: FeedFilter, cursor?: number): Promise<SignalPage> {
+async function fetchSignalPage(filter: FeedFilter, cursor?: number): Promise<SignalPage> {
   const params = new URLSearchParams({ limit: String(FEED_PAGE_SIZE) })
   const kind = filter.sport ? 'pick' : filter.kind
   if (kind) params.set('kind', kind)
@@ -45,7 +53,7 @@ export function useSignalFeed(filter: FeedFilter) {
 }
 
 /** GET /record?since=…: the record of the signals published since the member joined. */
-export async function fetchOwnRecord(since: string): Promise<SignalRecord> {
+async function fetchOwnRecord(since: string): Promise<SignalRecord> {
   const result = await apiRequest(`/record?since=${encodeURIComponent(since)}`, { schema: RecordSchema })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Could not load your record')
   return result.data
@@ -57,4 +65,35 @@ export function useOwnRecord(since: string | undefined) {
     queryFn: () => fetchOwnRecord(since ?? ''),
     enabled: Boolean(since),
   })
+}
+
+// ---- staff (admins and analysts)
+
+/** Every signal, newest first, in full (the console's readers are admins and analysts). */
+export function useAdminSignals(kind: SignalKind | '') {
+  return useInfiniteQuery({
+    queryKey: ['admin', 'signals', kind],
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ limit: '20' })
+      if (kind) params.set('kind', kind)
+      if (pageParam) params.set('cursor', String(pageParam))
+      return fetchData(`/signals?${params}`, SignalPageSchema)
+    },
+    initialPageParam: undefined as number | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    // Trading signals on BTC, ETH and SOL settle by themselves from the price feed.
+    refetchInterval: 30_000,
+  })
+}
+
+export function publishSignal(input: SignalInput) {
+  return act('/signals', 'POST', SignalViewSchema, input)
+}
+
+export function settleSignal(id: string, settlement: SettleSignal) {
+  return act(`/signals/${encodeURIComponent(id)}/settle`, 'POST', SignalViewSchema, settlement)
+}
+
+export function voidSignal(id: string, reason: string) {
+  return act(`/signals/${encodeURIComponent(id)}/void`, 'POST', SignalViewSchema, { reason })
 }

@@ -6,7 +6,7 @@ import type { PaymentsRepository } from './payments-repository'
 /** A payment pending this long without news is settled by asking its processor (a webhook may be lost). */
 export const RECONCILE_AFTER = 10 * MINUTE
 /** How far back the sweep compares a processor's records with the ledger. */
-export const SWEEP_WINDOW = 30 * DAY
+const SWEEP_WINDOW = 30 * DAY
 
 /** What one rail reports after settling its stale pending payments. */
 export interface RailReconciliation {

@@ -24,9 +24,9 @@ import { assertCanBuy } from '../common/purchase-rules'
 import { RECONCILE_AFTER, type ReconciliationSource } from '../common/reconciliation'
 
 /** How long a member has to pay a crypto invoice. */
-export const INVOICE_MINUTES = 30
+const INVOICE_MINUTES = 30
 /** An open invoice is handed out again only if this much time is left to pay it. */
-export const REUSE_MIN_LEFT = 5 * MINUTE
+const REUSE_MIN_LEFT = 5 * MINUTE
 
 export type SyncOutcome = 'fulfilled' | 'already' | 'failed' | 'open' | 'unknown'
 

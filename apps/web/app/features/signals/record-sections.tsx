@@ -11,10 +11,10 @@ import {
   timingOf,
 } from '@edgeclub/shared'
 import { Card } from '../../components/ui/layout'
-import { StatsSummary, StatsTable } from '../../components/ui/record-stats'
-import { SignalStatusBadge } from '../../components/ui/signal-status'
-import { UnitsChart } from '../../components/ui/units-chart'
 import { recordLinks } from './record-api'
+import { StatsSummary, StatsTable } from './record-stats'
+import { SignalStatusBadge } from './signal-status'
+import { UnitsChart } from './units-chart'
 
 function Heading({ id, children }: { id: string; children: string }) {
   return (

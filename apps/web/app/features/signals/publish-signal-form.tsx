@@ -1,9 +1,9 @@
 import { ANALYSIS_MAX, DIRECTIONS, MARKETS, SPORTS } from '@edgeclub/shared'
 import { type ReactNode, useState } from 'react'
 import { Button } from '../../components/ui/button'
+import type { RunAction } from '../../components/ui/console'
 import { Field, SelectInput, TextArea, TextField } from '../../components/ui/field'
 import { serverFieldErrors } from '../../lib/form-errors'
-import type { RunAction } from './admin-ui'
 import { americanOdds, emptySignalForm, readSignalForm, type SignalFormFields } from './signal-form'
 import { publishSignal } from './signals-api'
 

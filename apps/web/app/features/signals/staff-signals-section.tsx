@@ -3,11 +3,18 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { Link } from 'react-router'
 import { Button } from '../../components/ui/button'
+import {
+  ConfirmButton,
+  failureText,
+  Notice,
+  type NoticeState,
+  type RunAction,
+  smallInput,
+} from '../../components/ui/console'
 import { Alert } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
-import { SignalCard } from '../../components/ui/signal-card'
-import { ConfirmButton, failureText, Notice, type NoticeState, type RunAction, smallInput } from './admin-ui'
 import { PublishSignalForm } from './publish-signal-form'
+import { SignalCard } from './signal-card'
 import { readExitPrice, readVoidReason } from './signal-form'
 import { settleSignal, useAdminSignals, voidSignal } from './signals-api'
 

@@ -1,7 +1,8 @@
 import { formatMoney } from '@edgeclub/shared'
+/** Widgets of the consoles (admin, signals): inline inputs, notices, confirm buttons, display helpers. */
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
-import { buttonClasses } from '../../components/ui/button'
-import { Alert, inputClasses } from '../../components/ui/field'
+import { buttonClasses } from './button'
+import { Alert, inputClasses } from './field'
 
 /** The form input look without its full width and with less height, for inline controls (add a w-*). */
 export const smallInput = inputClasses.replace('block w-full', 'block').replace('py-2.5', 'py-1.5')

@@ -7,7 +7,7 @@ export const recordLinks = {
   signal: (id: string) => `${API_BASE}/record/signals/${encodeURIComponent(id)}`,
 }
 
-export const RECORD_FAILED = 'The record could not be loaded. Please try again.'
+const RECORD_FAILED = 'The record could not be loaded. Please try again.'
 
 /**
  * GET /record, for the public record page. No schema library here (the page must stay light): the
