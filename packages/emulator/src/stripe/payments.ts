@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type Stripe from 'stripe'
 import type { ApiRequest, Auth, StripeApi } from './api'
 import { type CardBehaviour, type Decline, luhnValid, TEST_TOKENS, type TestCard, testCard } from './cards'
@@ -1028,10 +1029,18 @@ function billingDetails(
   return details
 }
 
+const FINGERPRINT_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/**
+ * Stripe's card fingerprint: the same 16 characters for the same card number, whichever customer
+ * saves it and however often (apps use it to spot one card behind several accounts). Derived from
+ * the number alone, so it is also stable across emulator restarts.
+ */
 function fingerprintOf(number: string): string {
-  let hash = 0
-  for (const char of number) hash = (hash * 31 + char.charCodeAt(0)) >>> 0
-  return `fp${hash.toString(36)}${number.slice(-4)}`.padEnd(16, 'x').slice(0, 16)
+  const digest = createHash('sha256').update(`card-fingerprint:${number}`).digest()
+  let out = ''
+  for (const byte of digest.subarray(0, 16)) out += FINGERPRINT_ALPHABET[byte % FINGERPRINT_ALPHABET.length]
+  return out
 }
 
 export function publishableView(pi: Record<string, unknown>): Record<string, unknown> {

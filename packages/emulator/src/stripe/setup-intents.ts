@@ -226,7 +226,12 @@ export class SetupIntents {
     const pmId = params.str('payment_method')
     const returnUrl = params.str('return_url')
     const useStripeSdk = params.bool('use_stripe_sdk') ?? false
-    params.rejectUnknown(['expected_payment_method_type', 'mandate_data', 'payment_method_options'])
+    params.rejectUnknown([
+      'expected_payment_method_type',
+      'mandate_data',
+      'payment_method_options',
+      'allowed_payment_method_types',
+    ])
     if (pmData && pmId) {
       throw invalidRequest('You cannot specify both payment_method and payment_method_data.', {
         param: 'payment_method_data',
