@@ -1140,7 +1140,16 @@ export class Subscriptions {
   // ---- Resume (status=paused) ----
 
   resume(sub: Stripe.Subscription, params: Params, request: ApiRequest): Stripe.Subscription {
-    const anchor = params.oneOf('billing_cycle_anchor', ['now', 'unchanged'] as const) ?? 'now'
+    // The pinned version takes `billing_cycle_anchor[type]`; older ones a plain string.
+    const anchorParams = params.obj('billing_cycle_anchor')
+    const anchor =
+      (anchorParams
+        ? anchorParams.oneOf('type', ['now', 'unchanged'] as const)
+        : params.oneOf('billing_cycle_anchor', ['now', 'unchanged'] as const)) ?? 'now'
+    anchorParams?.rejectUnknown()
+    const paymentBehavior =
+      params.oneOf('payment_behavior', ['resume_on_payment_attempt', 'resume_on_payment_success'] as const) ??
+      'resume_on_payment_attempt'
     params.oneOf('proration_behavior', PRORATION_BEHAVIORS)
     params.int('proration_date')
     params.rejectUnknown()
@@ -1148,16 +1157,19 @@ export class Subscriptions {
       throw invalidRequest('Only a subscription with status `paused` can be resumed.')
     }
     if (anchor !== 'now') {
-      throw invalidRequest('The emulator resumes paused subscriptions with billing_cycle_anchor=now only.', {
-        param: 'billing_cycle_anchor',
-      })
+      throw invalidRequest(
+        'The emulator resumes paused subscriptions with billing_cycle_anchor[type]=now only.',
+        {
+          param: 'billing_cycle_anchor',
+        },
+      )
     }
     const now = this.env.clock.now()
     const state = this.state(sub)
     state.anchor = now
     state.cycle = 0
-    sub.billing_cycle_anchor = now
     const before = structuredClone(sub)
+    sub.billing_cycle_anchor = now
     this.applyPeriod(sub)
     const period = { start: now, end: this.periodEnd(sub) }
     const invoice = this.invoices.build({
@@ -1173,7 +1185,12 @@ export class Subscriptions {
     sub.latest_invoice = invoice.id
     this.emitUpdated(before, sub)
     this.env.events.emit('invoice.created', invoice)
-    this.invoices.collect(invoice, sub, { offSession: false, origin: request.origin })
+    const outcome = this.invoices.collect(invoice, sub, { offSession: false, origin: request.origin })
+    // resume_on_payment_attempt: active after the attempt, past_due when it did not go through.
+    if (paymentBehavior === 'resume_on_payment_attempt' && sub.status === 'paused') {
+      this.markResumed(sub)
+      if (outcome !== 'paid') this.setStatus(sub, 'past_due')
+    }
     return sub
   }
 
