@@ -591,7 +591,7 @@ export class Subscriptions {
     const items = this.parseItemChanges(params.objList('items'))
     const prorationBehavior = params.oneOf('proration_behavior', PRORATION_BEHAVIORS) ?? 'create_prorations'
     const prorationDate = params.int('proration_date')
-    const anchor = params.oneOf('billing_cycle_anchor', ['now', 'unchanged'] as const)
+    const anchor = anchorFrom(params)
     const trialRaw = params.str('trial_end')
     let trialEnd: 'now' | number | undefined
     if (trialRaw === 'now') trialEnd = 'now'
@@ -1140,13 +1140,7 @@ export class Subscriptions {
   // ---- Resume (status=paused) ----
 
   resume(sub: Stripe.Subscription, params: Params, request: ApiRequest): Stripe.Subscription {
-    // The pinned version takes `billing_cycle_anchor[type]`; older ones a plain string.
-    const anchorParams = params.obj('billing_cycle_anchor')
-    const anchor =
-      (anchorParams
-        ? anchorParams.oneOf('type', ['now', 'unchanged'] as const)
-        : params.oneOf('billing_cycle_anchor', ['now', 'unchanged'] as const)) ?? 'now'
-    anchorParams?.rejectUnknown()
+    const anchor = anchorFrom(params) ?? 'now'
     const paymentBehavior =
       params.oneOf('payment_behavior', ['resume_on_payment_attempt', 'resume_on_payment_success'] as const) ??
       'resume_on_payment_attempt'
@@ -1723,6 +1717,17 @@ export function newState(anchor: number): SubscriptionState {
     pending: null,
     usedOnce: [],
   }
+}
+
+/** `billing_cycle_anchor[type]` in the pinned version, a plain `now`/`unchanged` in older ones. */
+function anchorFrom(params: Params): 'now' | 'unchanged' | undefined {
+  if (typeof params.raw.billing_cycle_anchor === 'string') {
+    return params.oneOf('billing_cycle_anchor', ['now', 'unchanged'] as const)
+  }
+  const anchor = params.obj('billing_cycle_anchor')
+  const type = anchor?.oneOf('type', ['now', 'unchanged'] as const)
+  anchor?.rejectUnknown()
+  return type
 }
 
 export function intervalOf(price: Stripe.Price): { interval: Interval; count: number } {
