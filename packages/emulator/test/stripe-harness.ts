@@ -141,3 +141,54 @@ export function expectSdkShape(value: unknown, file: string, name: string): void
   const known = new Set([...required, ...optional, 'lastResponse'])
   expect({ name, unknown: keys.filter((key) => !known.has(key)) }).toEqual({ name, unknown: [] })
 }
+
+/** Where the SDK declares each object type that events carry. */
+const DECLARED: Record<string, [file: string, name: string]> = {
+  charge: ['Charges.d.ts', 'Charge'],
+  coupon: ['Coupons.d.ts', 'Coupon'],
+  customer: ['Customers.d.ts', 'Customer'],
+  discount: ['Discounts.d.ts', 'Discount'],
+  invoice: ['Invoices.d.ts', 'Invoice'],
+  invoice_payment: ['InvoicePayments.d.ts', 'InvoicePayment'],
+  invoiceitem: ['InvoiceItems.d.ts', 'InvoiceItem'],
+  payment_intent: ['PaymentIntents.d.ts', 'PaymentIntent'],
+  payment_method: ['PaymentMethods.d.ts', 'PaymentMethod'],
+  price: ['Prices.d.ts', 'Price'],
+  product: ['Products.d.ts', 'Product'],
+  promotion_code: ['PromotionCodes.d.ts', 'PromotionCode'],
+  refund: ['Refunds.d.ts', 'Refund'],
+  setup_intent: ['SetupIntents.d.ts', 'SetupIntent'],
+  subscription: ['Subscriptions.d.ts', 'Subscription'],
+  subscription_schedule: ['SubscriptionSchedules.d.ts', 'SubscriptionSchedule'],
+  'test_helpers.test_clock': ['TestHelpers/TestClocks.d.ts', 'TestClock'],
+}
+
+let eventTypes: Set<string> | undefined
+
+/** The event types the SDK knows for the pinned API version. */
+function knownEventTypes(): Set<string> {
+  if (eventTypes) return eventTypes
+  const source = readFileSync(path.join(resourcesDir, 'Events.d.ts'), 'utf8')
+  const union = /type Type = ([^;]+);/.exec(source)?.[1] ?? ''
+  eventTypes = new Set([...union.matchAll(/'([a-z_.]+)'/g)].map((match) => match[1] as string))
+  return eventTypes
+}
+
+/**
+ * Every event so far has a type the pinned API version defines and carries an object of the shape
+ * the SDK declares (an `invoice.upcoming` invoice has no id, as on Stripe).
+ */
+export function expectEventsAsDeclared(h: Harness): void {
+  const known = knownEventTypes()
+  for (const event of h.emulator.stripe.events()) {
+    expect({ type: event.type, known: known.has(event.type) }).toEqual({ type: event.type, known: true })
+    const object = event.data.object as unknown as Record<string, unknown>
+    const declared = DECLARED[String(object.object)]
+    expect({ type: event.type, object: object.object, declared: Boolean(declared) }).toMatchObject({
+      declared: true,
+    })
+    if (!declared) continue
+    const shown = event.type === 'invoice.upcoming' ? { id: 'upcoming', ...object } : object
+    expectSdkShape(shown, declared[0], declared[1])
+  }
+}

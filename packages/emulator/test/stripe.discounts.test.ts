@@ -1,8 +1,9 @@
 import Stripe from 'stripe'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   customerWithCard,
   DAY,
+  expectEventsAsDeclared,
   expectSdkShape,
   type Harness,
   itemPeriod,
@@ -22,6 +23,7 @@ beforeAll(async () => {
   h = await startHarness()
 })
 afterAll(async () => h?.close())
+afterEach(() => expectEventsAsDeclared(h))
 beforeEach(async () => resetHarness(h))
 
 /** Renews the subscription `times` times on the global clock; returns its invoices oldest first. */

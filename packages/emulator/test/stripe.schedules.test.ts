@@ -1,8 +1,9 @@
 import type Stripe from 'stripe'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   customerWithCard,
   DAY,
+  expectEventsAsDeclared,
   expectSdkShape,
   type Harness,
   itemPeriod,
@@ -26,6 +27,7 @@ beforeAll(async () => {
   h = await startHarness()
 })
 afterAll(async () => h?.close())
+afterEach(() => expectEventsAsDeclared(h))
 beforeEach(async () => {
   await resetHarness(h)
   pro = await recurringPrice(h.stripe, 2900, 'month', 'Pro')

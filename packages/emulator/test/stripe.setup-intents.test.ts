@@ -1,6 +1,12 @@
 import Stripe from 'stripe'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { expectSdkShape, type Harness, resetHarness, startHarness } from './stripe-harness'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  expectEventsAsDeclared,
+  expectSdkShape,
+  type Harness,
+  resetHarness,
+  startHarness,
+} from './stripe-harness'
 
 /**
  * SetupIntents through the SDK and as Stripe.js calls them (publishable key + client secret): a
@@ -14,6 +20,7 @@ beforeAll(async () => {
   h = await startHarness()
 })
 afterAll(async () => h?.close())
+afterEach(() => expectEventsAsDeclared(h))
 beforeEach(async () => resetHarness(h))
 
 function form(fields: Record<string, string>): RequestInit {
