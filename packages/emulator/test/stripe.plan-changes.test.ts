@@ -222,6 +222,9 @@ describe('plan changes', () => {
     expect(invoice.confirmation_secret?.client_secret).toBe(pi.client_secret)
 
     h.emulator.stripe.authenticate(piId)
+    // Paid on the customer's test clock, not the wall clock.
+    const paid = await h.stripe.invoices.retrieve(invoice.id)
+    expect(paid).toMatchObject({ status: 'paid', status_transitions: { paid_at: CHANGE_AT } })
     const applied = await h.stripe.subscriptions.retrieve(sub.id)
     expect(applied).toMatchObject({ pending_update: null, status: 'active' })
     expect(applied.items.data[0]?.price.id).toBe(premium.id)

@@ -222,6 +222,30 @@ describe('SetupIntents', () => {
   })
 })
 
+describe("a customer's saved cards", () => {
+  it('lists and detaches them; a detached default card stops being the default', async () => {
+    const customer = await h.stripe.customers.create({})
+    const first = await h.stripe.paymentMethods.attach('pm_card_visa', { customer: customer.id })
+    const second = await h.stripe.paymentMethods.attach('pm_card_mastercard', { customer: customer.id })
+    await h.stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: first.id } })
+    const listed = await h.stripe.customers.listPaymentMethods(customer.id, { type: 'card' })
+    expect(listed.data.map((pm) => pm.id)).toEqual([second.id, first.id])
+    const byParam = await h.stripe.paymentMethods.list({ customer: customer.id, type: 'card' })
+    expect(byParam.data.map((pm) => pm.id)).toEqual([second.id, first.id])
+
+    const detached = await h.stripe.paymentMethods.detach(first.id)
+    expect(detached.customer).toBeNull()
+    const after = (await h.stripe.customers.retrieve(customer.id)) as Stripe.Customer
+    expect(after.invoice_settings.default_payment_method).toBeNull()
+    expect((await h.stripe.customers.listPaymentMethods(customer.id)).data.map((pm) => pm.id)).toEqual([
+      second.id,
+    ])
+    expect(h.emulator.stripe.events('payment_method.detached')).toHaveLength(1)
+    const twice = await h.stripe.paymentMethods.detach(first.id).catch((e: unknown) => e)
+    expect(twice).toMatchObject({ statusCode: 400, code: 'payment_method_unexpected_state' })
+  })
+})
+
 describe('card fingerprints', () => {
   it('are the same for the same card number whoever saves it, and on charges', async () => {
     const a = await h.stripe.customers.create({ email: 'a@example.com' })

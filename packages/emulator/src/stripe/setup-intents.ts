@@ -475,6 +475,10 @@ export class SetupIntents {
 
   /** Completes or fails 3-D Secure for a SetupIntent in requires_action, as the customer would. */
   authenticate(si: Stripe.SetupIntent, success: boolean): Stripe.SetupIntent {
+    return inCustomerTime(this.env, si.customer, () => this.answerChallenge(si, success))
+  }
+
+  private answerChallenge(si: Stripe.SetupIntent, success: boolean): Stripe.SetupIntent {
     if (si.status !== 'requires_action') {
       throw invalidRequest(`This SetupIntent is not awaiting authentication (status ${si.status}).`, {
         code: 'setup_intent_unexpected_state',
