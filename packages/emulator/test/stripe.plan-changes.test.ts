@@ -221,6 +221,14 @@ describe('plan changes', () => {
     expect(pi.status).toBe('requires_action')
     expect(invoice.confirmation_secret?.client_secret).toBe(pi.client_secret)
 
+    const second = await h.stripe.subscriptions
+      .update(sub.id, {
+        items: [{ id: item.id, price: yearly.id }],
+        payment_behavior: 'pending_if_incomplete',
+      })
+      .catch((e: unknown) => e)
+    expect(second).toMatchObject({ statusCode: 400 })
+
     h.emulator.stripe.authenticate(piId)
     // Paid on the customer's test clock, not the wall clock.
     const paid = await h.stripe.invoices.retrieve(invoice.id)

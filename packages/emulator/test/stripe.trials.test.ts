@@ -222,6 +222,46 @@ describe('trials', () => {
     expect(deleted).toMatchObject({ status: 'canceled', ended_at: FROZEN + 40 * DAY })
   })
 
+  it('gives free days to a paying subscription with a future trial_end, crediting the unused time', async () => {
+    const { clock, customer } = await clocked('pm_card_visa')
+    const sub = await h.stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] })
+    const period = itemPeriod(sub)
+    h.emulator.stripe.advanceTestClock(clock.id, FROZEN + 10 * DAY)
+    const until = period.end + 14 * DAY
+    const extended = await h.stripe.subscriptions.update(sub.id, {
+      trial_end: until,
+      proration_behavior: 'create_prorations',
+    })
+    expect(extended).toMatchObject({ status: 'trialing', trial_start: FROZEN + 10 * DAY, trial_end: until })
+    expect(itemPeriod(extended)).toEqual({ start: FROZEN + 10 * DAY, end: until })
+    const credit = -Math.round((2900 * (period.end - (FROZEN + 10 * DAY))) / (period.end - period.start))
+    const pending = await h.stripe.invoiceItems.list({ customer: customer.id, pending: true })
+    expect(pending.data.map((ii) => ii.amount)).toEqual([credit])
+
+    h.emulator.stripe.advanceTestClock(clock.id, until + 60)
+    const charged = await h.stripe.subscriptions.retrieve(sub.id, { expand: ['latest_invoice'] })
+    expect(charged).toMatchObject({ status: 'active', billing_cycle_anchor: until })
+    expect(charged.latest_invoice).toMatchObject({ amount_paid: 2900 + credit, created: until })
+  })
+
+  it('resumes on the payment attempt by default, past_due when the card declines', async () => {
+    const { clock, customer } = await clocked()
+    const sub = await h.stripe.subscriptions.create({
+      customer: customer.id,
+      items: [{ price: price.id }],
+      trial_period_days: 3,
+      trial_settings: { end_behavior: { missing_payment_method: 'pause' } },
+    })
+    h.emulator.stripe.advanceTestClock(clock.id, FROZEN + 4 * DAY)
+    const card = await h.stripe.paymentMethods.attach('pm_card_chargeCustomerFail', { customer: customer.id })
+    await h.stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: card.id } })
+    const resumed = await h.stripe.subscriptions.resume(sub.id)
+    expect(resumed.status).toBe('past_due')
+    expect(h.emulator.stripe.events('customer.subscription.resumed')).toHaveLength(1)
+    const again = await h.stripe.subscriptions.resume(sub.id).catch((e: unknown) => e)
+    expect(again).toMatchObject({ statusCode: 400 })
+  })
+
   it('ends a trial now with trial_end=now and charges the first period', async () => {
     const { clock, customer } = await clocked('pm_card_visa')
     const sub = await h.stripe.subscriptions.create({
