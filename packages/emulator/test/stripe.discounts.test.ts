@@ -360,8 +360,10 @@ describe('discounts on subscription invoices', () => {
       customer: customer.id,
       subscription_details: { items: [{ price: price.id }] },
       discounts: [{ promotion_code: code.id }],
+      expand: ['discounts'],
     })
     expect(preview).toMatchObject({ billing_reason: 'subscription_create', subtotal: 4900, amount_due: 4165 })
+    expect(preview.discounts[0]).toMatchObject({ object: 'discount', promotion_code: code.id })
     expect(preview.id).toMatch(/^upcoming_in_/)
     expect((await h.stripe.promotionCodes.retrieve(code.id)).times_redeemed).toBe(0)
     expect(h.emulator.stripe.state().counts.invoices).toBe(0)

@@ -448,9 +448,16 @@ export class Discounts {
     )
   }
 
-  /** Discounts a preview shows: the same shape, never stored, nothing redeemed. */
+  /**
+   * Discounts a preview shows: nothing is redeemed and no subscription holds them; they are kept
+   * only so that `expand[]=discounts` on the preview works.
+   */
   previewDiscounts(redeemables: Redeemable[], target: { customer: string; subscription: string | null }) {
-    return redeemables.map(({ coupon, promotionCode }) => this.newDiscount(coupon, promotionCode, target))
+    return redeemables.map(({ coupon, promotionCode }) => {
+      const discount = this.newDiscount(coupon, promotionCode, target)
+      this.env.store.discounts.set(discount.id, discount)
+      return discount
+    })
   }
 
   private newDiscount(

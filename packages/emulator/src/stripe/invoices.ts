@@ -543,8 +543,9 @@ export class Invoices {
     this.hooks?.paid(invoice, pm)
   }
 
-  voidInvoice(invoice: Stripe.Invoice): Stripe.Invoice {
-    if (invoice.status !== 'open' && invoice.status !== 'draft') {
+  /** Voids an open invoice (`draft` too when collection is paused with behavior `void`). */
+  voidInvoice(invoice: Stripe.Invoice, options: { draftToo?: boolean } = {}): Stripe.Invoice {
+    if (invoice.status !== 'open' && !(options.draftToo && invoice.status === 'draft')) {
       throw invalidRequest(`You can only pass in open invoices. This invoice is ${invoice.status}.`, {
         code: 'invoice_not_open',
       })

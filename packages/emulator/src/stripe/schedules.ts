@@ -208,7 +208,7 @@ export class Schedules {
           const price = this.subscriptions.recurringPrice(priceId, item.name('price'))
           const quantity = item.int('quantity') ?? 1
           item.metadata()
-          item.rejectUnknown(['discounts', 'tax_rates', 'billing_thresholds'])
+          item.rejectUnknown()
           return { price, quantity }
         })
         const startRaw = entry.str('start_date')
@@ -258,7 +258,8 @@ export class Schedules {
         }
         const phaseProration = entry.oneOf('proration_behavior', PRORATION_BEHAVIORS) ?? 'create_prorations'
         const phaseMetadata = entry.metadata() ?? {}
-        entry.rejectUnknown(['description', 'default_payment_method', 'discounts', 'currency'])
+        entry.str('currency')
+        entry.rejectUnknown()
         phases.push(
           this.phase({
             items: items.map((item) => this.phaseItem(item.price, item.quantity)),

@@ -1473,7 +1473,7 @@ export class Subscriptions {
     if (this.pausedAt(sub, at)) {
       // Collection is paused: the invoice is voided, kept as a draft or written off, and nothing is charged.
       const behavior = sub.pause_collection?.behavior
-      if (behavior === 'void') this.invoices.voidInvoice(invoice)
+      if (behavior === 'void') this.invoices.voidInvoice(invoice, { draftToo: true })
       else if (behavior === 'mark_uncollectible') this.invoices.markUncollectible(invoice)
       return
     }
