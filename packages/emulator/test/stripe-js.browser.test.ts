@@ -30,9 +30,14 @@ card.on('ready', () => { document.body.dataset.ready = 'true' })
 document.getElementById('pay').addEventListener('submit', async (event) => {
   event.preventDefault()
   document.getElementById('error').textContent = ''
-  const result = await stripe.confirmCardPayment(params.get('cs'), {
-    payment_method: { card, billing_details: { name: document.getElementById('name').value } },
-  })
+  const data = { payment_method: { card, billing_details: { name: document.getElementById('name').value } } }
+  if (params.get('mode') === 'setup') {
+    const result = await stripe.confirmCardSetup(params.get('cs'), data)
+    if (result.error) document.getElementById('error').textContent = result.error.message
+    else document.getElementById('result').textContent = 'Card saved: ' + result.setupIntent.status
+    return
+  }
+  const result = await stripe.confirmCardPayment(params.get('cs'), data)
   if (result.error) document.getElementById('error').textContent = result.error.message
   else document.getElementById('result').textContent = 'Payment ' + result.paymentIntent.status
 })
@@ -122,6 +127,25 @@ async function checkout(options: { via?: string } = {}) {
   await page.goto(`${siteUrl}/?${query}`)
   await page.waitForSelector('body[data-ready="true"]')
   return { pi, page, consoleErrors }
+}
+
+/** The card form in setup mode: a SetupIntent for a customer, confirmed with confirmCardSetup. */
+async function saveCardPage() {
+  const customer = await stripe.customers.create({ email: 'saver@example.com' })
+  const si = await stripe.setupIntents.create({ customer: customer.id, usage: 'off_session' })
+  const page = await browser.newPage()
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  const query = new URLSearchParams({
+    pk: emulator.stripe.publishableKey,
+    cs: si.client_secret ?? '',
+    mode: 'setup',
+  })
+  await page.goto(`${siteUrl}/?${query}`)
+  await page.waitForSelector('body[data-ready="true"]')
+  return { customer, si, page, consoleErrors }
 }
 
 async function typeCard(page: Page, number: string, expiry = '12 / 34', cvc = '123', zip = '10001') {
@@ -255,6 +279,45 @@ describe('fake Stripe.js', () => {
     await page.close()
   })
 
+  it('saves a typed card with confirmCardSetup and attaches it to the customer', async () => {
+    const { customer, si, page, consoleErrors } = await saveCardPage()
+    await typeCard(page, '5555 5555 5555 4444')
+    await page.getByRole('button', { name: 'Pay' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Card saved: succeeded')
+    const saved = await stripe.setupIntents.retrieve(si.id, { expand: ['payment_method'] })
+    expect(saved.status).toBe('succeeded')
+    expect(saved.payment_method).toMatchObject({
+      customer: customer.id,
+      card: { brand: 'mastercard', last4: '4444' },
+      billing_details: { name: 'Card Holder', address: { postal_code: '10001' } },
+    })
+    await expectCleanCsp(page, consoleErrors)
+    await page.close()
+  })
+
+  it('runs 3-D Secure for a card that needs it on setup, and shows a declined card', async () => {
+    const { si, page } = await saveCardPage()
+    await typeCard(page, '4000 0000 0000 0002')
+    await page.getByRole('button', { name: 'Pay' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Your card was declined.')
+
+    await page.getByLabel('Card number').fill('4000 0025 0000 3155')
+    await page.getByRole('button', { name: 'Pay' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Authenticate your payment' })
+    await dialog.waitFor()
+    expect((await stripe.setupIntents.retrieve(si.id)).status).toBe('requires_action')
+    await dialog.getByRole('button', { name: 'Complete authentication' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Card saved: succeeded')
+    const retrieved = await page.evaluate(async (secret) => {
+      const instance = (
+        globalThis as unknown as { Stripe: (key: string) => Record<string, (s: string) => Promise<unknown>> }
+      ).Stripe('pk_test_emulator')
+      return instance.retrieveSetupIntent?.(secret)
+    }, si.client_secret ?? '')
+    expect(retrieved).toMatchObject({ setupIntent: { id: si.id, status: 'succeeded' } })
+    await page.close()
+  })
+
   it('looks like Stripe.js to @stripe/stripe-js and @stripe/react-stripe-js', async () => {
     const { page } = await checkout()
     const surface = await page.evaluate(() => {
@@ -272,6 +335,10 @@ describe('fake Stripe.js', () => {
           'createPaymentMethod',
           'confirmCardPayment',
           'retrievePaymentIntent',
+          'confirmCardSetup',
+          'retrieveSetupIntent',
+          'handleCardSetup',
+          'handleNextAction',
           '_registerWrapper',
           'registerAppInfo',
         ].filter((name) => typeof instance[name] === 'function').length,
@@ -290,7 +357,7 @@ describe('fake Stripe.js', () => {
         found: elements.getElement?.('card') === card,
       }
     })
-    expect(surface).toEqual({ version: 'endive', methods: 7, elementMethods: 10, found: true })
+    expect(surface).toEqual({ version: 'endive', methods: 11, elementMethods: 10, found: true })
     await page.close()
   })
 })

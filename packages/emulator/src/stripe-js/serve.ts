@@ -7,6 +7,7 @@ import { originOf, type StripeApi } from '../stripe/api'
 import { invalidRequest } from '../stripe/errors'
 import { parseForm } from '../stripe/form'
 import { type Payments, publishableView } from '../stripe/payments'
+import { publishableSetupView, type SetupIntents } from '../stripe/setup-intents'
 
 /**
  * Serves the fake Stripe.js and the 3-D Secure steps it (or a redirect) goes through. The script is
@@ -48,7 +49,44 @@ async function stripeJsBundle(): Promise<string> {
   return code
 }
 
-export function mountStripeJs(router: Router, api: StripeApi, payments: Payments): void {
+/** A PaymentIntent or a SetupIntent waiting for 3-D Secure, by id. */
+interface Challenge {
+  clientSecret: string | null
+  status: string
+  kind: 'payment_intent' | 'setup_intent'
+  answer(success: boolean): void
+  view(): Record<string, unknown>
+}
+
+export function mountStripeJs(
+  router: Router,
+  api: StripeApi,
+  payments: Payments,
+  setupIntents: SetupIntents,
+): void {
+  const challenge = (id: string): Challenge => {
+    if (id.startsWith('seti_')) {
+      const si = setupIntents.setupIntent(id)
+      return {
+        clientSecret: si.client_secret,
+        status: si.status,
+        kind: 'setup_intent',
+        answer: (success) => setupIntents.authenticate(si, success),
+        view: () => publishableSetupView(api.renderPlain(si)),
+      }
+    }
+    const pi = payments.paymentIntent(id)
+    return {
+      clientSecret: pi.client_secret,
+      status: pi.status,
+      kind: 'payment_intent',
+      answer: (success) => {
+        payments.authenticate(pi, success)
+      },
+      view: () => publishableView(api.renderPlain(pi)),
+    }
+  }
+
   const serveScript = async ({
     req,
     res,
@@ -67,13 +105,23 @@ export function mountStripeJs(router: Router, api: StripeApi, payments: Payments
   api.post(
     '/stripe-js/3ds/:id',
     (r) => {
-      const pi = payments.paymentIntent(r.path.id ?? '')
-      payments.checkClientSecret(pi, r.params, 'publishable')
+      const found = challenge(r.path.id ?? '')
+      const secret = r.params.str('client_secret')
+      if (secret === undefined)
+        throw invalidRequest('Missing required param: client_secret.', { param: 'client_secret' })
+      if (secret !== found.clientSecret) {
+        throw invalidRequest(
+          `The client_secret provided does not match the client_secret associated with the ${found.kind === 'setup_intent' ? 'SetupIntent' : 'PaymentIntent'}.`,
+          {
+            param: 'client_secret',
+          },
+        )
+      }
       const result = r.params.oneOf('result', ['success', 'failure'] as const)
       if (!result) throw invalidRequest('Missing required param: result.', { param: 'result' })
       r.params.rejectUnknown()
-      payments.authenticate(pi, result === 'success')
-      return r.auth === 'secret' ? r.render(pi) : publishableView(r.render(pi))
+      found.answer(result === 'success')
+      return challenge(r.path.id ?? '').view()
     },
     { publishable: true },
   )
@@ -98,11 +146,13 @@ export function mountStripeJs(router: Router, api: StripeApi, payments: Payments
     const form = parseForm(rawBody.toString('utf8'))
     const text = (key: string) => (typeof form[key] === 'string' ? (form[key] as string) : '')
     let status = 'failed'
+    let kind: Challenge['kind'] = 'payment_intent'
     try {
-      const pi = payments.paymentIntent(params.id ?? '')
-      if (text('client_secret') !== pi.client_secret) throw new Error('client_secret mismatch')
-      if (pi.status === 'requires_action') payments.authenticate(pi, text('result') === 'success')
-      status = pi.status === 'succeeded' ? 'succeeded' : 'failed'
+      const found = challenge(params.id ?? '')
+      kind = found.kind
+      if (text('client_secret') !== found.clientSecret) throw new Error('client_secret mismatch')
+      if (found.status === 'requires_action') found.answer(text('result') === 'success')
+      status = challenge(params.id ?? '').status === 'succeeded' ? 'succeeded' : 'failed'
     } catch (error) {
       return sendText(
         res,
@@ -121,8 +171,8 @@ export function mountStripeJs(router: Router, api: StripeApi, payments: Payments
       )
     }
     const target = new URL(returnUrl)
-    target.searchParams.set('payment_intent', params.id ?? '')
-    target.searchParams.set('payment_intent_client_secret', text('client_secret'))
+    target.searchParams.set(kind, params.id ?? '')
+    target.searchParams.set(`${kind}_client_secret`, text('client_secret'))
     target.searchParams.set('redirect_status', status)
     res.writeHead(303, { location: target.toString(), 'content-length': '0' })
     res.end()

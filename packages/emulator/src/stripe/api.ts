@@ -67,6 +67,11 @@ export class StripeApi {
     private readonly faults: Faults,
   ) {}
 
+  /** A stored object as a response body without expansions. */
+  renderPlain(value: object): Record<string, unknown> {
+    return this.env.renderer.render(value)
+  }
+
   clearIdempotency(): void {
     this.idempotency.clear()
   }

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe'
 import type { StripeApi } from './api'
-import { changedFields, type Env } from './env'
+import { changedFields, type Env, inCustomerTime } from './env'
 import { invalidRequest, noSuch } from './errors'
 import type { Params } from './form'
 import { newId, randomString } from './ids'
@@ -54,6 +54,15 @@ export class Catalog {
   checkPaymentMethod: (customerId: string, paymentMethodId: string, param: string) => string = (_c, pm) => pm
 
   createCustomer(params: Params): Stripe.Customer {
+    // A customer on a test clock is created at the clock's time and lives on it from then on.
+    const testClock = params.str('test_clock')
+    if (testClock && !this.env.store.testClocks.has(testClock)) {
+      throw noSuch('test_helpers.test_clock', testClock, 'test_clock')
+    }
+    return this.env.clock.within(testClock ?? null, () => this.newCustomer(params, testClock ?? null))
+  }
+
+  private newCustomer(params: Params, testClock: string | null): Stripe.Customer {
     const now = this.env.clock.now()
     const id = newId('cus')
     const customer: Stripe.Customer = {
@@ -83,7 +92,7 @@ export class Catalog {
       preferred_locales: params.strList('preferred_locales') ?? [],
       shipping: null,
       tax_exempt: 'none',
-      test_clock: null,
+      test_clock: testClock,
     }
     const paymentMethod = params.str('payment_method')
     const invoiceSettings = params.obj('invoice_settings')
@@ -108,6 +117,11 @@ export class Catalog {
 
   updateCustomer(id: string, params: Params): Stripe.Customer {
     const customer = this.customer(id)
+    return inCustomerTime(this.env, id, () => this.applyCustomerUpdate(customer, params))
+  }
+
+  private applyCustomerUpdate(customer: Stripe.Customer, params: Params): Stripe.Customer {
+    const id = customer.id
     const before = structuredClone(customer)
     if (params.has('address')) customer.address = addressFrom(params.obj('address'))
     const description = params.nullableStr('description')
@@ -139,10 +153,16 @@ export class Catalog {
 
   listCustomers(params: Params): Stripe.Customer[] {
     const email = params.str('email')
+    const testClock = params.str('test_clock')
     const created = createdFilter(params)
     return [...this.env.store.customers.values()]
       .reverse()
-      .filter((c) => (email === undefined || c.email === email) && created(c.created))
+      .filter(
+        (c) =>
+          (email === undefined || c.email === email) &&
+          (testClock === undefined || c.test_clock === testClock) &&
+          created(c.created),
+      )
   }
 
   /** Stripe's search query language, for the clauses an app uses: `field:'value'` joined by AND. */

@@ -46,11 +46,24 @@ export interface StripeControl {
   clearFaults(): void
   faults(): ActiveFault[]
   now(): number
-  /** Moves the clock forward and runs everything that falls due (renewals, period-end cancellations). */
+  /** Moves the global clock forward and runs everything that falls due for customers without a test clock. */
   advance(seconds: number): AdvanceReport
+  /** Test clocks, newest first. */
+  testClocks(): Stripe.TestHelpers.TestClock[]
+  /**
+   * Moves a test clock to `frozenTime` (unix seconds) and runs what falls due on it, synchronously
+   * and without Stripe's two-interval limit; returns when the clock is ready.
+   */
+  advanceTestClock(testClockId: string, frozenTime: number): AdvanceReport
+  /** Days before a renewal that `invoice.upcoming` goes out (null: never). */
+  setUpcomingInvoiceDays(days: number | null): void
+  upcomingInvoiceDays(): number | null
   failNextRenewal(subscriptionId: string): void
-  /** Completes (or fails) 3-D Secure for a PaymentIntent in requires_action, as the customer would. */
-  authenticate(paymentIntentId: string, success?: boolean): Stripe.PaymentIntent
+  /**
+   * Completes (or fails) 3-D Secure for a PaymentIntent (`pi_...`) or SetupIntent (`seti_...`) in
+   * requires_action, as the customer would.
+   */
+  authenticate(intentId: string, success?: boolean): Stripe.PaymentIntent | Stripe.SetupIntent
   state(): StripeState
   /** Forgets every object, event, delivery and fault and resets the clock; keys and webhook URL stay. */
   reset(): void
@@ -95,8 +108,20 @@ export function createControl(deps: {
     faults: () => faults.list(),
     now: () => env.clock.now(),
     advance: (seconds) => billing.advance(seconds),
+    testClocks: () => [...env.store.testClocks.values()].reverse(),
+    advanceTestClock: (id, frozenTime) => billing.advanceTestClock(id, frozenTime),
+    setUpcomingInvoiceDays: (days) => {
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 45)) {
+        throw new Error('upcoming invoice days must be a whole number from 1 to 45, or null')
+      }
+      billing.subscriptions.upcomingDays = days
+    },
+    upcomingInvoiceDays: () => billing.subscriptions.upcomingDays,
     failNextRenewal: (id) => billing.failNextRenewal(id),
     authenticate: (id, success = true) => {
+      // Each intent answers on its customer's clock (a test clock's time for clocked customers).
+      if (id.startsWith('seti_'))
+        return billing.setupIntents.authenticate(billing.setupIntents.setupIntent(id), success)
       const pi = payments.paymentIntent(id)
       payments.authenticate(pi, success)
       return pi
@@ -195,11 +220,29 @@ export function mountControlRoutes(router: Router, control: StripeControl, base 
     if (!Number.isFinite(seconds)) throw new Error('seconds is required')
     return control.advance(seconds)
   })
+  route(router, 'GET', `${base}/test-clocks`, () => ({ testClocks: control.testClocks() }))
+  route(router, 'POST', `${base}/test-clocks/:id/advance`, (ctx, input) => {
+    const frozenTime = Number(input.frozenTime ?? input.frozen_time)
+    if (!Number.isInteger(frozenTime)) throw new Error('frozenTime (unix seconds) is required')
+    return control.advanceTestClock(ctx.params.id ?? '', frozenTime)
+  })
+  route(router, 'GET', `${base}/upcoming-invoice-days`, () => ({ days: control.upcomingInvoiceDays() }))
+  route(router, 'POST', `${base}/upcoming-invoice-days`, (_ctx, input) => {
+    const days = input.days === null ? null : Number(input.days)
+    control.setUpcomingInvoiceDays(days)
+    return { days: control.upcomingInvoiceDays() }
+  })
   route(router, 'POST', `${base}/subscriptions/:id/fail-next-renewal`, (ctx) =>
     control.failNextRenewal(ctx.params.id ?? ''),
   )
   route(router, 'POST', `${base}/payment_intents/:id/authenticate`, (ctx, input) => ({
     paymentIntent: control.authenticate(
+      ctx.params.id ?? '',
+      input.result !== 'failure' && input.success !== false,
+    ),
+  }))
+  route(router, 'POST', `${base}/setup_intents/:id/authenticate`, (ctx, input) => ({
+    setupIntent: control.authenticate(
       ctx.params.id ?? '',
       input.result !== 'failure' && input.success !== false,
     ),

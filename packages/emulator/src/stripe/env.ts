@@ -61,6 +61,18 @@ export interface Env {
   events: EventLog
 }
 
+/** The test clock a customer lives on, or null for the global clock. */
+export function clockScope(env: Env, customerId: unknown): string | null {
+  if (typeof customerId !== 'string') return null
+  const clock = env.store.customers.get(customerId)?.test_clock
+  return typeof clock === 'string' ? clock : null
+}
+
+/** Runs `fn` on the time of the customer's test clock (or the global clock). */
+export function inCustomerTime<T>(env: Env, customerId: unknown, fn: () => T): T {
+  return env.clock.within(clockScope(env, customerId), fn)
+}
+
 /** The fields of `before` that differ from `after`, for an event's `previous_attributes`. */
 export function changedFields(before: object, after: object, keys: string[]): Record<string, unknown> {
   const previous: Record<string, unknown> = {}

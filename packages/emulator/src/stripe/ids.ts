@@ -10,6 +10,15 @@ export function randomString(length: number): string {
   return out
 }
 
+const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
+
+/** Upper-case codes like the ones Stripe generates for coupons and promotion codes. */
+export function randomCode(length: number): string {
+  let out = ''
+  for (const byte of randomBytes(length)) out += CODE_ALPHABET[byte % CODE_ALPHABET.length]
+  return out
+}
+
 /** Ids shaped like Stripe's: a type prefix and a random tail (`cus_` + 14, `pi_` + 24 and so on). */
 const TAIL: Record<string, number> = {
   cus: 14,
@@ -23,6 +32,7 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomString(TAIL[prefix] ?? 24)}`
 }
 
-export function clientSecretFor(paymentIntentId: string): string {
-  return `${paymentIntentId}_secret_${randomString(25)}`
+/** A PaymentIntent's or SetupIntent's client secret: its id, `_secret_` and a random tail. */
+export function clientSecretFor(intentId: string): string {
+  return `${intentId}_secret_${randomString(25)}`
 }

@@ -39,6 +39,8 @@ export interface StripeOptions {
   webhookMaxAttempts?: number
   /** How long a delivery may take before it counts as failed (default 10 s). */
   webhookTimeoutMs?: number
+  /** Days before a renewal that `invoice.upcoming` goes out (default 7; null: never). */
+  upcomingInvoiceDays?: number | null
 }
 
 /** Mounts the emulated Stripe API (/v1), the fake Stripe.js (/stripe-js) and the controls (/_control/stripe). */
@@ -67,12 +69,14 @@ export function mountStripe(router: Router, options: StripeOptions = {}): Stripe
   const catalog = new Catalog(env)
   const payments = new Payments(env, catalog)
   const billing = new Billing(env, catalog, payments)
+  billing.subscriptions.upcomingDays =
+    options.upcomingInvoiceDays === undefined ? 7 : options.upcomingInvoiceDays
 
   catalog.routes(api)
   payments.routes(api)
   billing.routes(api)
   mountEventRoutes(api, env)
-  mountStripeJs(router, api, payments)
+  mountStripeJs(router, api, payments, billing.setupIntents)
 
   const control = createControl({
     env,

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto'
 import type Stripe from 'stripe'
 import type { ApiRequest, Auth, StripeApi } from './api'
 import { type CardBehaviour, type Decline, luhnValid, TEST_TOKENS, type TestCard, testCard } from './cards'
 import type { Catalog } from './catalog'
 import { addressFrom } from './catalog'
-import { changedFields, type Env } from './env'
-import { invalidRequest, noSuch, StripeApiError, unexpectedState } from './errors'
+import { changedFields, type Env, inCustomerTime } from './env'
+import { invalidRequest, missingParam, noSuch, StripeApiError, unexpectedState } from './errors'
 import type { Params } from './form'
 import { clientSecretFor, newId, randomString } from './ids'
 import { createdFilter } from './render'
@@ -247,6 +248,32 @@ export class Payments {
     }
     pm.customer = customerId
     this.env.events.emit('payment_method.attached', pm, { customer: null })
+    return pm
+  }
+
+  /** Takes a saved card off its customer; it stops being the customer's default for invoices. */
+  detach(pm: Stripe.PaymentMethod): Stripe.PaymentMethod {
+    if (!pm.customer) {
+      throw invalidRequest(
+        'The payment method you provided is not attached to a customer so detachment is impossible.',
+        {
+          code: 'payment_method_unexpected_state',
+        },
+      )
+    }
+    const customer = this.env.store.customers.get(pm.customer as string)
+    const previous = pm.customer
+    pm.customer = null
+    if (customer && customer.invoice_settings.default_payment_method === pm.id) {
+      const before = structuredClone(customer)
+      customer.invoice_settings.default_payment_method = null
+      this.env.events.emit(
+        'customer.updated',
+        customer,
+        changedFields(before, customer, ['invoice_settings']),
+      )
+    }
+    this.env.events.emit('payment_method.detached', pm, { customer: previous })
     return pm
   }
 
@@ -556,6 +583,10 @@ export class Payments {
 
   /** Completes or fails 3-D Secure for a PaymentIntent in requires_action. */
   authenticate(pi: Stripe.PaymentIntent, success: boolean): AttemptOutcome {
+    return inCustomerTime(this.env, pi.customer, () => this.answerChallenge(pi, success))
+  }
+
+  private answerChallenge(pi: Stripe.PaymentIntent, success: boolean): AttemptOutcome {
     if (pi.status !== 'requires_action') {
       throw unexpectedState(`This PaymentIntent is not awaiting authentication (status ${pi.status}).`)
     }
@@ -927,9 +958,40 @@ export class Payments {
     api.post('/v1/payment_methods/:id/attach', (r) => {
       const customer = r.params.requireStr('customer')
       r.params.rejectUnknown()
-      return r.render(this.attach(this.resolvePaymentMethod(r.path.id ?? '', 'id'), customer))
+      return inCustomerTime(this.env, customer, () =>
+        r.render(this.attach(this.resolvePaymentMethod(r.path.id ?? '', 'id'), customer)),
+      )
     })
-    api.post('/v1/payment_intents', (r) => r.render(this.createPaymentIntent(r.params, r)))
+    api.post('/v1/payment_methods/:id/detach', (r) => {
+      r.params.rejectUnknown()
+      const pm = this.paymentMethod(r.path.id ?? '')
+      return inCustomerTime(this.env, pm.customer, () => r.render(this.detach(pm)))
+    })
+    const listCards = (customer: string | undefined, params: ApiRequest['params']) => {
+      const type = params.str('type')
+      if (type && type !== 'card') return []
+      return [...this.env.store.paymentMethods.values()]
+        .reverse()
+        .filter((pm) => !customer || pm.customer === customer)
+    }
+    api.get('/v1/payment_methods', (r) => {
+      const customer = r.params.str('customer')
+      if (!customer) throw missingParam('customer')
+      return render.list(listCards(customer, r.params), r.params, '/v1/payment_methods', r.expand)
+    })
+    api.get('/v1/customers/:id/payment_methods', (r) => {
+      const customer = this.catalog.customer(r.path.id ?? '')
+      r.params.bool('allow_redisplay')
+      return render.list(
+        listCards(customer.id, r.params),
+        r.params,
+        `/v1/customers/${customer.id}/payment_methods`,
+        r.expand,
+      )
+    })
+    api.post('/v1/payment_intents', (r) =>
+      inCustomerTime(this.env, r.params.raw.customer, () => r.render(this.createPaymentIntent(r.params, r))),
+    )
     // The app's reconciliation sweep lists recent PaymentIntents (newest first, `created` filters).
     api.get('/v1/payment_intents', (r) => {
       const customer = r.params.str('customer')
@@ -950,11 +1012,12 @@ export class Payments {
     )
     api.post(
       '/v1/payment_intents/:id/confirm',
-      (r) =>
-        this.renderPaymentIntent(
-          r,
-          this.confirmPaymentIntent(this.paymentIntent(r.path.id ?? ''), r.params, r),
-        ),
+      (r) => {
+        const pi = this.paymentIntent(r.path.id ?? '')
+        return inCustomerTime(this.env, pi.customer, () =>
+          this.renderPaymentIntent(r, this.confirmPaymentIntent(pi, r.params, r)),
+        )
+      },
       { publishable: true },
     )
     api.post('/v1/payment_intents/:id/cancel', (r) => {
@@ -1028,10 +1091,18 @@ function billingDetails(
   return details
 }
 
+const FINGERPRINT_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/**
+ * Stripe's card fingerprint: the same 16 characters for the same card number, whichever customer
+ * saves it and however often (apps use it to spot one card behind several accounts). Derived from
+ * the number alone, so it is also stable across emulator restarts.
+ */
 function fingerprintOf(number: string): string {
-  let hash = 0
-  for (const char of number) hash = (hash * 31 + char.charCodeAt(0)) >>> 0
-  return `fp${hash.toString(36)}${number.slice(-4)}`.padEnd(16, 'x').slice(0, 16)
+  const digest = createHash('sha256').update(`card-fingerprint:${number}`).digest()
+  let out = ''
+  for (const byte of digest.subarray(0, 16)) out += FINGERPRINT_ALPHABET[byte % FINGERPRINT_ALPHABET.length]
+  return out
 }
 
 export function publishableView(pi: Record<string, unknown>): Record<string, unknown> {

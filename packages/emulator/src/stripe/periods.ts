@@ -20,3 +20,16 @@ export function periodBoundary(anchor: number, interval: Interval, count: number
   const at = Date.UTC(year, month, day, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds())
   return Math.floor(at / 1000)
 }
+
+export function addMonths(at: number, months: number): number {
+  return periodBoundary(at, 'month', 1, months)
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/** Dates as Stripe writes them in line descriptions: `06 Mar 2026` (UTC). */
+export function formatDate(at: number): string {
+  const date = new Date(at * 1000)
+  const day = String(date.getUTCDate()).padStart(2, '0')
+  return `${day} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`
+}

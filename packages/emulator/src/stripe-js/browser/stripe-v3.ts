@@ -11,8 +11,9 @@ import { type ApiAnswer, emulatorApi, type StripeJsError } from './emulator-api'
  * EdgeClub's fake Stripe.js (dev/test only), bundled and served by the emulator at /stripe-js/v3.
  *
  * It defines window.Stripe with the surface @stripe/stripe-js and @stripe/react-stripe-js use, a
- * card Element made of real inputs in the host page, and confirmCardPayment against the emulator's
- * /v1 API with the publishable key and the PaymentIntent's client secret, as Stripe.js does.
+ * card Element made of real inputs in the host page, and confirmCardPayment / confirmCardSetup
+ * against the emulator's /v1 API with the publishable key and the intent's client secret, as
+ * Stripe.js does.
  *
  * The host page has a strict Content-Security-Policy, so nothing here creates style attributes or
  * <style> elements from strings: every style is set through the CSSOM (element.style.x = ...).
@@ -27,7 +28,14 @@ interface PaymentIntentView {
   last_payment_error?: StripeJsError | null
 }
 
+interface SetupIntentView {
+  id: string
+  status: string
+  last_setup_error?: StripeJsError | null
+}
+
 type PaymentIntentResult = { paymentIntent: PaymentIntentView; error?: undefined } | { error: StripeJsError }
+type SetupIntentResult = { setupIntent: SetupIntentView; error?: undefined } | { error: StripeJsError }
 
 interface ElementsGroup {
   create(type: string, options?: CardElementOptions): CardElement
@@ -70,6 +78,11 @@ const API_BASE = __EMULATOR_API_BASE__
 
 function paymentIntentIdOf(clientSecret: unknown): string | null {
   const match = /^(pi_[A-Za-z0-9]+)_secret_[A-Za-z0-9]+$/.exec(String(clientSecret ?? ''))
+  return match?.[1] ?? null
+}
+
+function setupIntentIdOf(clientSecret: unknown): string | null {
+  const match = /^(seti_[A-Za-z0-9]+)_secret_[A-Za-z0-9]+$/.exec(String(clientSecret ?? ''))
   return match?.[1] ?? null
 }
 
@@ -147,21 +160,43 @@ function createStripe(publishableKey: unknown) {
   const call = emulatorApi(API_BASE, publishableKey)
   const wrappers: unknown[] = []
 
+  /** Runs the 3-D Secure dialog, then reports the answer for the PaymentIntent or SetupIntent. */
+  async function challenge<T extends { id: string; status: string }>(
+    intent: T,
+    clientSecret: string,
+  ): Promise<{ body: T; error?: undefined } | { error: StripeJsError }> {
+    const result = await askForAuthentication()
+    const answer = await call<T>('POST', `/stripe-js/3ds/${intent.id}`, {
+      client_secret: clientSecret,
+      result,
+    })
+    return answer.error ? { error: answer.error } : { body: answer.body }
+  }
+
   async function authenticate(
     paymentIntent: PaymentIntentView,
     clientSecret: string,
   ): Promise<PaymentIntentResult> {
-    const result = await askForAuthentication()
-    const answer = await call<PaymentIntentView>('POST', `/stripe-js/3ds/${paymentIntent.id}`, {
-      client_secret: clientSecret,
-      result,
-    })
+    const answer = await challenge(paymentIntent, clientSecret)
     if (answer.error) return { error: answer.error }
     const updated = answer.body
     if (updated.status === 'requires_payment_method' && updated.last_payment_error) {
       return { error: { ...updated.last_payment_error, payment_intent: updated } }
     }
     return { paymentIntent: updated }
+  }
+
+  async function authenticateSetup(
+    setupIntent: SetupIntentView,
+    clientSecret: string,
+  ): Promise<SetupIntentResult> {
+    const answer = await challenge(setupIntent, clientSecret)
+    if (answer.error) return { error: answer.error }
+    const updated = answer.body
+    if (updated.status === 'requires_payment_method' && updated.last_setup_error) {
+      return { error: { ...updated.last_setup_error, setup_intent: updated } }
+    }
+    return { setupIntent: updated }
   }
 
   async function settle(
@@ -174,6 +209,28 @@ function createStripe(publishableKey: unknown) {
     if (paymentIntent.status === 'requires_action' && handleActions)
       return authenticate(paymentIntent, clientSecret)
     return { paymentIntent }
+  }
+
+  async function settleSetup(
+    answer: ApiAnswer<SetupIntentView>,
+    clientSecret: string,
+    handleActions: boolean,
+  ): Promise<SetupIntentResult> {
+    if (answer.error) return { error: answer.error }
+    const setupIntent = answer.body
+    if (setupIntent.status === 'requires_action' && handleActions)
+      return authenticateSetup(setupIntent, clientSecret)
+    return { setupIntent }
+  }
+
+  function setupIdOrThrow(clientSecret: unknown, method: string): string {
+    const id = setupIntentIdOf(clientSecret)
+    if (!id) {
+      throw new IntegrationError(
+        `Invalid value for ${method} intent secret: value should be a SetupIntent client_secret string.`,
+      )
+    }
+    return id
   }
 
   const stripe = {
@@ -231,8 +288,55 @@ function createStripe(publishableKey: unknown) {
       if (retrieved.paymentIntent.status !== 'requires_action') return retrieved
       return authenticate(retrieved.paymentIntent, clientSecret)
     },
-    handleNextAction(options: { clientSecret?: string } = {}) {
+    /** Whatever the intent is waiting for (3-D Secure), for a PaymentIntent or a SetupIntent. */
+    handleNextAction(
+      options: { clientSecret?: string } = {},
+    ): Promise<PaymentIntentResult | SetupIntentResult> {
+      if (setupIntentIdOf(options.clientSecret)) return stripe.handleCardSetup(options.clientSecret ?? '')
       return stripe.handleCardAction(options.clientSecret ?? '')
+    },
+    async confirmCardSetup(
+      clientSecret: string,
+      data: { payment_method?: PaymentMethodInput; return_url?: string } = {},
+      options: { handleActions?: boolean } = {},
+    ): Promise<SetupIntentResult> {
+      const id = setupIdOrThrow(clientSecret, 'confirmCardSetup')
+      const method = withCardDetails(data.payment_method)
+      if (method.error) return { error: method.error }
+      const params: Record<string, unknown> = {
+        client_secret: clientSecret,
+        use_stripe_sdk: 'true',
+        expected_payment_method_type: 'card',
+        ...method,
+      }
+      if (data.return_url) params.return_url = data.return_url
+      const answer = await call<SetupIntentView>('POST', `/v1/setup_intents/${id}/confirm`, params)
+      return settleSetup(answer, clientSecret, options.handleActions !== false)
+    },
+    async retrieveSetupIntent(clientSecret: string): Promise<SetupIntentResult> {
+      const id = setupIdOrThrow(clientSecret, 'retrieveSetupIntent')
+      const answer = await call<SetupIntentView>('GET', `/v1/setup_intents/${id}`, {
+        client_secret: clientSecret,
+      })
+      return answer.error ? { error: answer.error } : { setupIntent: answer.body }
+    },
+    /**
+     * The older name: with a card Element it confirms like confirmCardSetup; without one it completes
+     * the next action of a SetupIntent that is waiting for 3-D Secure.
+     */
+    async handleCardSetup(
+      clientSecret: string,
+      element?: unknown,
+      data: { payment_method_data?: { billing_details?: Record<string, unknown> } } = {},
+    ): Promise<SetupIntentResult> {
+      if (element) {
+        return stripe.confirmCardSetup(clientSecret, {
+          payment_method: { card: element, billing_details: data.payment_method_data?.billing_details ?? {} },
+        })
+      }
+      const retrieved = await stripe.retrieveSetupIntent(clientSecret)
+      if (retrieved.error || retrieved.setupIntent.status !== 'requires_action') return retrieved
+      return authenticateSetup(retrieved.setupIntent, clientSecret)
     },
     async createPaymentMethod(
       typeOrData: string | CreatePaymentMethodData,
@@ -254,9 +358,7 @@ function createStripe(publishableKey: unknown) {
     createToken: () => unsupported('createToken'),
     createSource: () => unsupported('createSource'),
     confirmPayment: () => unsupported('confirmPayment (the Payment Element)'),
-    confirmSetup: () => unsupported('confirmSetup'),
-    confirmCardSetup: () => unsupported('confirmCardSetup'),
-    retrieveSetupIntent: () => unsupported('retrieveSetupIntent'),
+    confirmSetup: () => unsupported('confirmSetup (the Payment Element)'),
     paymentRequest(): never {
       throw new IntegrationError(
         'paymentRequest is outside what the EdgeClub Stripe emulator covers (EdgeClub does not call it).',
