@@ -26,6 +26,7 @@ import { cardRoutes } from './modules/payments/card/card-routes'
 import { stripeWebhookRoutes } from './modules/payments/card/stripe-webhook-routes'
 import { paymentRoutes } from './modules/payments/common/payments-routes'
 import { btcpayWebhookRoutes, cryptoRoutes } from './modules/payments/crypto/crypto-routes'
+import { promoCodeRoutes } from './modules/payments/promo/promo-codes-routes'
 import { tipRoutes } from './modules/payments/tips/tips-routes'
 import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
@@ -209,6 +210,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(cardRoutes, { card: services.card })
       await api.register(subscriptionRoutes, { subscriptions: services.subscriptions, card: services.card })
       await api.register(tipRoutes, { tips: services.tips })
+      await api.register(promoCodeRoutes, { promos: services.promos })
       await api.register(cryptoRoutes, { crypto: services.crypto })
       await api.register(stripeWebhookRoutes, {
         stripe: services.stripe,

@@ -29,14 +29,18 @@ import { createContactService } from './modules/contact/contact-service'
 import { createMarketService } from './modules/market/market-service'
 import { createCardCheckoutService } from './modules/payments/card/card-checkout-service'
 import { createStripeCatalog } from './modules/payments/card/stripe-catalog'
+import { createStripePromotions } from './modules/payments/card/stripe-promotions'
 import { createStripeReconciliation } from './modules/payments/card/stripe-reconciliation'
 import { createStripeWebhooks } from './modules/payments/card/stripe-webhooks'
+import { createTrialClaims } from './modules/payments/card/trial-claims'
 import { createFulfilment } from './modules/payments/common/fulfilment'
 import { createPaymentEffects } from './modules/payments/common/payment-effects'
 import { createPaymentsRepository } from './modules/payments/common/payments-repository'
 import { createPaymentsService } from './modules/payments/common/payments-service'
 import { createReconciliation, type ReconciliationSource } from './modules/payments/common/reconciliation'
 import { createCryptoService } from './modules/payments/crypto/crypto-service'
+import { createPromoCodesRepository } from './modules/payments/promo/promo-codes-repository'
+import { createPromoCodesService } from './modules/payments/promo/promo-codes-service'
 import { createTipsRepository } from './modules/payments/tips/tips-repository'
 import { createTipsService } from './modules/payments/tips/tips-service'
 import { createPlansAdminService } from './modules/plans/plans-admin-service'
@@ -102,6 +106,19 @@ export function createServices(infra: Infrastructure) {
     onAccessChanged: [discordFollowsAccess(jobs)],
   })
 
+  // Card: Stripe (when configured).
+  const stripe = createStripe({ secretKey: config.stripe.secretKey, apiBase: config.stripe.apiBase })
+  const catalog = stripe ? createStripeCatalog({ db, stripe }) : undefined
+
+  // Promo codes: our rules for every rail, a Stripe coupon and promotion code for card payments.
+  const promos = createPromoCodesService({
+    repo: createPromoCodesRepository(db),
+    stripe: stripe && catalog ? createStripePromotions({ stripe, catalog }) : undefined,
+    plans,
+    access: { hasAccessNow: async (userId) => Boolean(await access.currentAccess(userId)) },
+    clock,
+  })
+
   // The payments record every rail shares: one fulfilment, its outbox effects, refunds, the member's view.
   const paymentsRepo = createPaymentsRepository(db)
   const fulfilment = createFulfilment({
@@ -109,15 +126,21 @@ export function createServices(infra: Infrastructure) {
     access,
     plans,
     clock,
-    effects: createPaymentEffects({ jobs, mail, appOrigin: config.appOrigin }),
+    effects: createPaymentEffects({
+      jobs,
+      mail,
+      appOrigin: config.appOrigin,
+      redeemCode: (trx, paymentId) => promos.redeem(trx, paymentId),
+    }),
   })
   const payments = createPaymentsService({ repo: paymentsRepo, access, jobs, clock })
 
-  // Card: Stripe (when configured).
-  const stripe = createStripe({ secretKey: config.stripe.secretKey, apiBase: config.stripe.apiBase })
-  const catalog = stripe ? createStripeCatalog({ db, stripe }) : undefined
+  // Card: Stripe's checkout.
   const card = createCardCheckoutService({
     stripe,
+    promos,
+    trials: createTrialClaims({ transaction, payments: paymentsRepo, accounts }),
+    transaction,
     catalog,
     payments: paymentsRepo,
     ledger: payments,
@@ -163,6 +186,8 @@ export function createServices(infra: Infrastructure) {
     access,
     plans,
     fulfilment,
+    promos,
+    transaction,
     clock,
     appOrigin: config.appOrigin,
     log,
@@ -266,6 +291,7 @@ export function createServices(infra: Infrastructure) {
     jobs,
     clock,
     mail,
+    promos,
     rollups: createRollups(db),
     authRepo,
     sessions,

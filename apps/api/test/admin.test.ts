@@ -498,6 +498,7 @@ describe('the admin API', () => {
           isPopular: true,
           sortOrder: 7,
           isActive: true,
+          trialDays: 0,
           archived: false,
           subscriberCount: 0,
         },

@@ -435,24 +435,34 @@ describe('crypto payments through BTCPay', () => {
     expect(await paymentRow(h, invoice.paymentId)).toMatchObject({ status: 'completed' })
   })
 
-  it('one plan at a time, as by card: another plan is refused, lifetime is an upgrade', async () => {
+  it('another crypto plan starts when the paid one ends; by card the plan is changed instead; lifetime stays open', async () => {
     const member = await register(h.t.app)
     const weekly = await cryptoCheckout(h, member.accessToken, 'weekly')
     h.emulator.btcpay.pay(weekly.invoiceId)
     await h.emulator.btcpay.flush()
-    expect((await status(member.accessToken)).hasAccess).toBe(true)
+    const paid = await status(member.accessToken)
+    expect(paid.hasAccess).toBe(true)
+    const weeklyEnd = paid.activeSubscription?.endDate
 
-    const other = await createCrypto(h, member.accessToken, await planIdOf(h, 'monthly'))
-    expect(other.statusCode).toBe(409)
-    expect(other.json().message).toMatch(/^You already have an active Weekly membership until/)
-    // The card checkout answers with the very same rule and words.
+    // Crypto never renews by itself: paying for another plan books it from the end of the paid week.
+    const monthly = await cryptoCheckout(h, member.accessToken, 'monthly')
+    h.emulator.btcpay.pay(monthly.invoiceId)
+    await h.emulator.btcpay.flush()
+    const rows = await h.t.app.services.access.currentAccess(member.user.id)
+    expect(rows?.plan_slug).toBe('monthly')
+    expect(new Date(rows!.start_date).toISOString()).toBe(weeklyEnd)
+    expect(await periodsOf(h, member.user.id)).toBe(2)
+
+    // A card checkout of another plan is refused: card members change plan in the Subscription tab.
     const byCard = await as(h.t.app, member.accessToken, {
       method: 'POST',
       url: `${API}/payments/create-intent`,
-      payload: { planId: await planIdOf(h, 'monthly'), currency: 'USD' },
+      payload: { planId: await planIdOf(h, 'yearly'), currency: 'USD' },
     })
     expect(byCard.statusCode).toBe(409)
-    expect(byCard.json().message).toBe(other.json().message)
+    expect(byCard.json().message).toMatch(
+      /^You already have an active Monthly membership until .*\. Change plans in the Subscription tab\.$/,
+    )
     const lifetime = await createCrypto(h, member.accessToken, await planIdOf(h, 'lifetime'))
     expect(lifetime.statusCode, lifetime.body).toBe(200)
   })

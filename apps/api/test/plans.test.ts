@@ -35,6 +35,7 @@ describe('plans', () => {
         isPopular: expect.any(Boolean),
         sortOrder: expect.any(Number),
         isActive: true,
+        trialDays: 0,
       })
     }
   })

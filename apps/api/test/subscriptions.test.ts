@@ -103,7 +103,17 @@ describe('subscriptions and payment retries', () => {
       ).toMatchObject({ success: false, error: 'UNAUTHORIZED' })
       const before = await call(member.accessToken, 'GET', '/subscriptions/status')
       expect(before.statusCode).toBe(200)
-      expect(before.json()).toEqual({ success: true, data: { hasAccess: false, activeSubscription: null } })
+      expect(before.json()).toEqual({
+        success: true,
+        data: {
+          hasAccess: false,
+          activeSubscription: null,
+          status: null,
+          trialEndsAt: null,
+          resumesAt: null,
+          scheduledChange: null,
+        },
+      })
 
       const anonymous = await h.t.app.inject({
         method: 'POST',
@@ -143,7 +153,14 @@ describe('subscriptions and payment retries', () => {
         stripeClientSecret: intent.clientSecret,
         stripePaymentIntentId: intent.paymentIntentId,
       })
-      expect(await status(member.accessToken)).toEqual({ hasAccess: false, activeSubscription: null })
+      expect(await status(member.accessToken)).toEqual({
+        hasAccess: false,
+        activeSubscription: null,
+        status: null,
+        trialEndsAt: null,
+        resumesAt: null,
+        scheduledChange: null,
+      })
 
       await pay(intent.paymentIntentId)
       for (const _ of [1, 2]) {
@@ -209,7 +226,7 @@ describe('subscriptions and payment retries', () => {
       expect(second.json()).toMatchObject({
         success: false,
         error: 'CONFLICT',
-        message: `You already have an active Weekly membership until ${subscription.endDate!.slice(0, 10)}. Manage it in the Subscription tab.`,
+        message: `You already have an active Weekly membership until ${subscription.endDate!.slice(0, 10)}. Change plans in the Subscription tab.`,
       })
       expect(await counts(h, subscriber.user.id)).toMatchObject({ payments: 1, subscriptions: 1 })
     })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { PublicUserSchema, USER_ROLES } from './auth'
+import { TRIAL_DAYS_MAX } from './billing'
 import { DISCORD_LINK_STATES } from './community'
 import { PageQuerySchema, PaginationSchema } from './list-query'
 import { PAYMENT_STATUSES, PaymentViewSchema } from './payments'
@@ -21,9 +22,15 @@ export function intervalCountProblem(interval: PlanInterval, intervalCount: numb
 }
 
 const checkIntervalCount = (
-  plan: { interval?: PlanInterval | undefined; intervalCount?: number | undefined },
+  plan: {
+    interval?: PlanInterval | undefined
+    intervalCount?: number | undefined
+    trialDays?: number | undefined
+  },
   context: z.RefinementCtx,
 ) => {
+  if (plan.interval === 'lifetime' && plan.trialDays)
+    context.addIssue({ code: 'custom', message: 'A lifetime plan has no trial', path: ['trialDays'] })
   if (plan.interval === undefined || plan.intervalCount === undefined) return
   const problem = intervalCountProblem(plan.interval, plan.intervalCount)
   if (problem) context.addIssue({ code: 'custom', message: problem, path: ['intervalCount'] })
@@ -67,6 +74,11 @@ const planFields = {
   isPopular: z.boolean(),
   sortOrder: z.number().int().min(0).max(1000),
   isActive: z.boolean(),
+  trialDays: z
+    .number('Trial days must be a number')
+    .int('Trial days must be a whole number')
+    .min(0, 'Trial days cannot be negative')
+    .max(TRIAL_DAYS_MAX, `A trial is at most ${TRIAL_DAYS_MAX} days`),
 }
 /** A new plan: what is left out takes the editor's defaults. */
 export const PlanInputSchema = z
@@ -79,6 +91,7 @@ export const PlanInputSchema = z
     isPopular: planFields.isPopular.default(false),
     sortOrder: planFields.sortOrder.default(0),
     isActive: planFields.isActive.default(true),
+    trialDays: planFields.trialDays.default(0),
   })
   .superRefine(checkIntervalCount)
 export type PlanInput = z.infer<typeof PlanInputSchema>
@@ -138,7 +151,7 @@ export const AdminSubscriptionsQuerySchema = PageQuerySchema.extend({
   sortBy: z
     .enum(SUBSCRIPTION_SORT_FIELDS, `sortBy must be one of ${SUBSCRIPTION_SORT_FIELDS.join(', ')}`)
     .default('createdAt'),
-  status: z.enum(['active', 'past_due', 'cancelled', 'expired']).optional(),
+  status: z.enum(['active', 'past_due', 'paused', 'cancelled', 'expired']).optional(),
 })
 export const AdminPaymentsQuerySchema = PageQuerySchema.extend({
   sortBy: z

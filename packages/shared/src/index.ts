@@ -3,6 +3,7 @@
 export * from './admin'
 export * from './api'
 export * from './auth'
+export * from './billing'
 export * from './community'
 export * from './contact'
 export * from './contact-rules'

@@ -60,18 +60,38 @@ export const checkoutMessages = {
 export const CreateIntentSchema = z.object({
   planId: text().trim().min(1, checkoutMessages.planNotFound).max(64),
   currency: text().trim().toUpperCase().length(3).default('USD'),
+  /** A promo code the member typed or arrived with (/pricing?code=…). */
+  promoCode: text().trim().toUpperCase().min(1).max(40).optional(),
 })
 
-export const ConfirmPaymentSchema = z.object({ paymentIntentId: text().trim().min(1).max(255) })
+/** POST /payments/confirm: a card payment (PaymentIntent) or a trial's saved card (SetupIntent). */
+export const ConfirmPaymentSchema = z
+  .object({
+    paymentIntentId: text().trim().min(1).max(255).optional(),
+    setupIntentId: text().trim().min(1).max(255).optional(),
+  })
+  .refine((body) => (body.paymentIntentId === undefined) !== (body.setupIntentId === undefined), {
+    message: 'Send a paymentIntentId or a setupIntentId',
+  })
 
 /** A started card checkout: what Stripe.js needs to take the payment, our payment id and the plan. */
 export const PaymentIntentSchema = z.object({
   clientSecret: z.string(),
+  /** The PaymentIntent to pay; empty for a trial, which saves a card (setupIntentId) instead. */
   paymentIntentId: z.string(),
+  /** What is charged now (after a promo code; 0 for a trial). */
   amount: z.number(),
   currency: z.string(),
   paymentId: z.string(),
   plan: PlanSchema.nullable(),
+  /** A trial: the SetupIntent the card form confirms, and when the first charge falls. */
+  setupIntentId: z.string().nullable().default(null),
+  trialEndsAt: z.string().nullable().default(null),
+  /** The promo code applied, the price before it, and what it takes off. */
+  promo: z
+    .object({ code: z.string(), description: z.string(), fullAmount: z.number() })
+    .nullable()
+    .default(null),
 })
 export type PaymentIntent = z.infer<typeof PaymentIntentSchema>
 
@@ -80,6 +100,21 @@ export const PaymentConfirmationSchema = z.object({
   paymentId: z.string(),
   status: z.string(),
   stripeStatus: z.string(),
+  /** A trial that started: when it ends. */
+  trialEndsAt: z.string().nullable().default(null),
+  /**
+   * The card had a free trial already: no trial, the first payment is due now. When the bank asks the
+   * member to confirm it, this is what the card form confirms.
+   */
+  payNow: z
+    .object({
+      clientSecret: z.string(),
+      paymentIntentId: z.string(),
+      amount: z.number(),
+      message: z.string(),
+    })
+    .nullable()
+    .default(null),
 })
 export type PaymentConfirmation = z.infer<typeof PaymentConfirmationSchema>
 
@@ -112,6 +147,7 @@ export const cryptoMessages = {
 
 export const CreateCryptoSchema = z.object({
   planId: text().trim().min(1, checkoutMessages.planNotFound).max(64),
+  promoCode: text().trim().toUpperCase().min(1).max(40).optional(),
 })
 export type CreateCrypto = z.infer<typeof CreateCryptoSchema>
 
@@ -136,7 +172,7 @@ export const PaymentViewSchema = z.object({
   currency: z.string(),
   status: z.enum(PAYMENT_STATUSES),
   provider: z.enum(['stripe', 'crypto', 'admin']),
-  kind: z.enum(['subscription', 'renewal', 'lifetime', 'tip', 'grant']),
+  kind: z.enum(['subscription', 'renewal', 'lifetime', 'tip', 'grant', 'upgrade']),
   message: z.string().nullable(),
   failureMessage: z.string().nullable(),
   createdAt: z.string(),

@@ -18,5 +18,7 @@ export const PlanSchema = z.object({
   isPopular: z.boolean(),
   sortOrder: z.number().int(),
   isActive: z.boolean(),
+  /** Free days before the first charge (0: none); a member gets one trial, ever. */
+  trialDays: z.number().int(),
 })
 export type Plan = z.infer<typeof PlanSchema>

@@ -3,7 +3,15 @@ import { PaginationSchema } from './list-query'
 import { PaymentIntentSchema } from './payments'
 import { PLAN_INTERVALS } from './plans'
 
-export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'cancelled', 'expired'] as const
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'paused', 'cancelled', 'expired'] as const
+/** What a member sees: a subscription in its free trial is 'trialing' (it gives access like 'active'). */
+export const SUBSCRIPTION_VIEW_STATUSES = [...SUBSCRIPTION_STATUSES, 'trialing'] as const
+
+export const ScheduledChangeSchema = z.object({
+  planId: z.string(),
+  planName: z.string(),
+  effectiveAt: z.string(),
+})
 
 /** A subscription as the API serves it: planId carries the plan's name, slug and interval. */
 export const SubscriptionViewSchema = z.object({
@@ -16,13 +24,19 @@ export const SubscriptionViewSchema = z.object({
     slug: z.string(),
     interval: z.enum(PLAN_INTERVALS),
   }),
-  status: z.enum(SUBSCRIPTION_STATUSES),
+  status: z.enum(SUBSCRIPTION_VIEW_STATUSES),
   provider: z.enum(['stripe', 'crypto', 'admin']),
   startDate: z.string(),
   endDate: z.string().nullable(),
   graceUntil: z.string().nullable(),
   cancelAtPeriodEnd: z.boolean(),
   createdAt: z.string(),
+  /** While 'trialing': when the trial ends (and the first charge falls). */
+  trialEndsAt: z.string().nullable(),
+  /** While 'paused' (or paused from the end of the paid period): when it resumes and charges again. */
+  resumesAt: z.string().nullable(),
+  /** A downgrade waiting for the renewal. */
+  scheduledChange: ScheduledChangeSchema.nullable(),
 })
 export type SubscriptionView = z.infer<typeof SubscriptionViewSchema>
 
@@ -33,6 +47,11 @@ export type SubscriptionView = z.infer<typeof SubscriptionViewSchema>
 export const AccessStatusSchema = z.object({
   hasAccess: z.boolean(),
   activeSubscription: SubscriptionViewSchema.nullable(),
+  /** The shown subscription's state, trial end, resume date and scheduled change, at the top level too. */
+  status: z.enum(SUBSCRIPTION_VIEW_STATUSES).nullable(),
+  trialEndsAt: z.string().nullable(),
+  resumesAt: z.string().nullable(),
+  scheduledChange: ScheduledChangeSchema.nullable(),
 })
 export type AccessStatus = z.infer<typeof AccessStatusSchema>
 

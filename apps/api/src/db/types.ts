@@ -4,6 +4,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 /** Row types of the database. Migrations are the source of truth; keep these in step with them. */
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>
+/** A nullable timestamp column added later: null unless set (inserts may leave it out). */
+type OptionalTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 /** A timestamp column with a database default (now()). */
 type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>
 /** jsonb columns are written as JSON text (pg would send a JS array as a PostgreSQL array). */
@@ -25,6 +27,8 @@ export interface PlansTable {
   archived_at: Timestamp | null
   stripe_product_id: string | null
   stripe_price_id: string | null
+  /** Free days before the first charge of a recurring plan (0: no trial). */
+  trial_days: Generated<number>
   created_at: DefaultTimestamp
   updated_at: DefaultTimestamp
 }
@@ -59,6 +63,8 @@ export interface UsersTable {
   disabled_at: Timestamp | null
   password_changed_at: Timestamp | null
   stripe_customer_id: string | null
+  /** When the member started their one free trial (never again, on any plan). */
+  trial_used_at: OptionalTimestamp
   created_at: DefaultTimestamp
   updated_at: DefaultTimestamp
 }
@@ -103,7 +109,7 @@ export interface LoginFailuresTable {
   created_at: DefaultTimestamp
 }
 
-export type PaymentKind = 'subscription' | 'renewal' | 'lifetime' | 'tip' | 'grant'
+export type PaymentKind = 'subscription' | 'renewal' | 'lifetime' | 'tip' | 'grant' | 'upgrade'
 export type PaymentProvider = 'stripe' | 'crypto' | 'admin'
 export type PaymentStatus =
   | 'pending'
@@ -136,10 +142,14 @@ export interface PaymentsTable {
   created_at: DefaultTimestamp
   updated_at: DefaultTimestamp
   completed_at: Timestamp | null
+  promo_code_id: Generated<string | null>
+  /** What the promo code took off this payment (minor units). */
+  discount_minor: Generated<number>
+  stripe_setup_intent_id: Generated<string | null>
 }
 export type PaymentRow = Selectable<PaymentsTable>
 
-export type SubscriptionStatus = 'active' | 'past_due' | 'cancelled' | 'expired'
+export type SubscriptionStatus = 'active' | 'past_due' | 'paused' | 'cancelled' | 'expired'
 
 export interface SubscriptionsTable {
   id: Generated<string>
@@ -155,6 +165,15 @@ export interface SubscriptionsTable {
   ended_at: Timestamp | null
   stripe_subscription_id: string | null
   renewal_reminder_for: Timestamp | null
+  /** The end of a free trial (the first period, unpaid); null for a subscription that had none. */
+  trial_ends_at: OptionalTimestamp
+  /** Paused: no access from the end of the paid period (paused_at) until resumes_at. */
+  paused_at: OptionalTimestamp
+  resumes_at: OptionalTimestamp
+  /** A downgrade waiting for the renewal (a Stripe subscription schedule). */
+  scheduled_plan_id: Generated<string | null>
+  scheduled_change_at: OptionalTimestamp
+  stripe_schedule_id: Generated<string | null>
   created_at: DefaultTimestamp
   updated_at: DefaultTimestamp
 }
@@ -291,6 +310,62 @@ export interface SignalLedgerTable {
 }
 export type SignalLedgerRow = Selectable<SignalLedgerTable>
 
+export interface PromoCodesTable {
+  id: Generated<string>
+  code: string
+  /** numeric(5,2) reads back as text from PostgreSQL. */
+  percent_off: ColumnType<string | null, number | null, number | null>
+  amount_off_minor: number | null
+  currency: string | null
+  duration: 'once' | 'repeating' | 'forever'
+  duration_in_months: number | null
+  audience: Generated<'anyone' | 'new' | 'returning'>
+  plan_ids: string[] | null
+  expires_at: Timestamp | null
+  max_redemptions: number | null
+  active: Generated<boolean>
+  stripe_coupon_id: string | null
+  stripe_promotion_code_id: string | null
+  created_by: string | null
+  created_at: DefaultTimestamp
+  deactivated_at: Timestamp | null
+}
+export type PromoCodeRow = Selectable<PromoCodesTable>
+
+export interface PromoRedemptionsTable {
+  id: Generated<string>
+  promo_code_id: string
+  user_id: string
+  payment_id: string | null
+  status: 'held' | 'redeemed' | 'released'
+  created_at: DefaultTimestamp
+  redeemed_at: Timestamp | null
+}
+
+export interface TrialCardsTable {
+  fingerprint: string
+  user_id: string
+  created_at: DefaultTimestamp
+}
+
+export interface CancellationReasonsTable {
+  id: Generated<string>
+  user_id: string
+  subscription_id: string | null
+  reason: string
+  detail: string | null
+  offer: 'code' | 'pause' | null
+  outcome: 'cancelled' | 'kept'
+  created_at: DefaultTimestamp
+}
+
+export interface BillingSettingsTable {
+  id: Generated<boolean>
+  retention_promo_code_id: string | null
+  retention_offers_pause: Generated<boolean>
+  updated_at: DefaultTimestamp
+}
+
 export interface DB {
   audit_log: AuditLogTable
   discord_links: DiscordLinksTable
@@ -298,6 +373,11 @@ export interface DB {
   discord_connections: DiscordConnectionsTable
   discord_oauth_states: DiscordOauthStatesTable
   payments: PaymentsTable
+  promo_codes: PromoCodesTable
+  promo_redemptions: PromoRedemptionsTable
+  trial_cards: TrialCardsTable
+  cancellation_reasons: CancellationReasonsTable
+  billing_settings: BillingSettingsTable
   subscriptions: SubscriptionsTable
   subscription_periods: SubscriptionPeriodsTable
   webhook_events: WebhookEventsTable

@@ -53,6 +53,9 @@ const intent: PaymentIntent = {
   currency: 'USD',
   paymentId: 'pay-1',
   plan: null,
+  setupIntentId: null,
+  trialEndsAt: null,
+  promo: null,
 }
 const payment: PaymentView = {
   _id: 'p1',

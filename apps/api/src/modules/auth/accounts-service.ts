@@ -39,6 +39,11 @@ export function createAccountsService(deps: {
       await repo.updateUser(userId, { stripe_customer_id: stripeCustomerId })
     },
 
+    /** The member's one free trial, ever: true for the first claim, false once it was had. */
+    async claimTrial(userId: string, trx: Transaction<DB>): Promise<boolean> {
+      return repo.claimTrial(userId, clock.now(), trx)
+    },
+
     /** Holds the member's row until `trx` ends: that member's concurrent requests take turns. */
     lockForUpdate: (userId: string, trx: Transaction<DB>) => repo.lockUser(userId, trx),
 

@@ -144,6 +144,18 @@ export function createAuthRepository(db: Kysely<DB>) {
     },
 
     /** Serializes work on one user's rows (e.g. their reset budget) inside a transaction. */
+    /** Marks the member's one trial as used unless it was: true when this call did. */
+    async claimTrial(userId: string, at: Date, trx: Executor = db): Promise<boolean> {
+      const claimed = await trx
+        .updateTable('users')
+        .set({ trial_used_at: at })
+        .where('id', '=', userId)
+        .where('trial_used_at', 'is', null)
+        .returning('id')
+        .executeTakeFirst()
+      return Boolean(claimed)
+    },
+
     async lockUser(userId: string, trx: Transaction<DB>): Promise<void> {
       await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute()
     },

@@ -22,6 +22,7 @@ export function toPlan(row: PlanRow): Plan {
     isPopular: row.is_popular,
     sortOrder: row.sort_order,
     isActive: row.is_active && row.archived_at === null,
+    trialDays: row.trial_days,
   }
 }
 

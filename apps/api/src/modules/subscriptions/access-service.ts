@@ -89,7 +89,8 @@ export function createAccessService(deps: {
     /**
      * One paid period that does not renew by itself (crypto, lifetime, an admin grant): a new
      * subscription, or with `extend` the member's running subscription of the same plan and rail
-     * gets the period appended after its end (docs/decisions/009-crypto-renewal.md).
+     * gets the period appended after its end (docs/decisions/009-crypto-renewal.md), and a running
+     * subscription of another plan on that rail is followed by the new plan from its end.
      */
     async grantPeriod(
       trx: Transaction<DB>,
@@ -105,17 +106,30 @@ export function createAccessService(deps: {
       },
     ): Promise<SubscriptionRow> {
       const now = clock.now()
-      const running = grant.extend
-        ? (await repo.listCurrent(grant.userId, now, trx)).find(
-            (row) =>
-              row.provider === grant.provider &&
-              row.plan_id === grant.plan.id &&
-              row.status === 'active' &&
-              row.end_date,
+      const current = grant.extend
+        ? (await repo.listCurrent(grant.userId, now, trx)).filter(
+            (row) => row.provider === grant.provider && row.status === 'active' && row.end_date,
           )
-        : undefined
+        : []
+      const running = current.find((row) => row.plan_id === grant.plan.id)
+      // Another plan on the same rail: the new one starts when the paid period ends (a plan change).
+      const other = running ? undefined : current[0]
       let row: SubscriptionRow
-      if (running?.end_date) {
+      if (other?.end_date) {
+        const start = new Date(other.end_date)
+        row = await repo.insertWithPeriod(
+          {
+            user_id: grant.userId,
+            plan_id: grant.plan.id,
+            provider: grant.provider,
+            status: 'active',
+            start_date: start,
+            end_date: grant.endFrom(start),
+          },
+          grant.paymentId,
+          trx,
+        )
+      } else if (running?.end_date) {
         const start = new Date(running.end_date)
         const end = grant.endFrom(start)
         row = (await repo.update(running.id, { end_date: end, updated_at: now }, trx)) ?? running
@@ -138,7 +152,11 @@ export function createAccessService(deps: {
       return row
     },
 
-    /** A paid Stripe invoice: its period, on the one local row of that Stripe subscription. */
+    /**
+     * A paid Stripe invoice: its period, on the one local row of that Stripe subscription (created by
+     * the first). The row takes the invoice's plan (an upgrade, or a downgrade reaching its renewal),
+     * and a paid period ends a pause.
+     */
     async recordStripePeriod(
       trx: Transaction<DB>,
       period: {
@@ -148,6 +166,8 @@ export function createAccessService(deps: {
         paymentId: string
         start: Date
         end: Date
+        /** A trial's first period: when it ends. */
+        trialEndsAt?: Date | null
       },
     ): Promise<SubscriptionRow> {
       const subscription = await repo.upsertStripe(
@@ -159,6 +179,7 @@ export function createAccessService(deps: {
           start_date: period.start,
           end_date: period.end,
           stripe_subscription_id: period.stripeSubscriptionId,
+          trial_ends_at: period.trialEndsAt ?? null,
           updated_at: clock.now(),
         },
         trx,

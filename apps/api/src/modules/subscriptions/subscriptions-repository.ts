@@ -15,6 +15,13 @@ import { hasAccessAt, hasAccessSql } from './access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
+/** The name of the plan a scheduled downgrade moves to, beside the subscription's own plan. */
+const scheduledPlanName = sql<
+  string | null
+>`(select scheduled.name from plans scheduled where scheduled.id = subscriptions.scheduled_plan_id)`.as(
+  'scheduled_plan_name',
+)
+
 /** Each sort's columns (the id breaks ties); every one has an index ending in the id. */
 export const SUBSCRIPTION_SORTS = {
   createdAt: ['subscriptions.created_at'],
@@ -64,6 +71,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
       .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
       .selectAll('subscriptions')
       .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+      .select(scheduledPlanName)
       .where('subscriptions.user_id', '=', userId)
       .where((eb) => hasAccessAt(eb, now))
       .orderBy(sql`subscriptions.end_date is null`, 'desc')
@@ -131,6 +139,7 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
           .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
           .selectAll('subscriptions')
           .select(['plans.name as plan_name', 'plans.slug as plan_slug', 'plans.interval as plan_interval'])
+          .select(scheduledPlanName)
           .select(sql<boolean>`${access}`.as('has_access'))
           .where('subscriptions.user_id', '=', userId)
           .orderBy(sql`${access}`, 'desc')
@@ -173,6 +182,13 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
             status: 'active',
             grace_until: null,
             end_date: sql`greatest(subscriptions.end_date, excluded.end_date)`,
+            plan_id: sql`excluded.plan_id`,
+            // The scheduled plan arrived; a paid period ends a pause.
+            scheduled_plan_id: sql`case when subscriptions.scheduled_plan_id = excluded.plan_id then null else subscriptions.scheduled_plan_id end`,
+            scheduled_change_at: sql`case when subscriptions.scheduled_plan_id = excluded.plan_id then null else subscriptions.scheduled_change_at end`,
+            stripe_schedule_id: sql`case when subscriptions.scheduled_plan_id = excluded.plan_id then null else subscriptions.stripe_schedule_id end`,
+            paused_at: null,
+            resumes_at: null,
             updated_at: subscription.updated_at ?? new Date(),
           }),
         )
@@ -291,7 +307,8 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
             'plans.slug as plan_slug',
             'plans.interval as plan_interval',
             'users.email as user_email',
-          ]),
+          ])
+          .select(scheduledPlanName),
       )
       if (query.userId) ordered = ordered.limit(query.limit).offset((query.page - 1) * query.limit)
       return page.result(await ordered.execute(), async () => {

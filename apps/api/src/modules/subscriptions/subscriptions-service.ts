@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { badRequest, notFound } from '../../lib/errors'
 import { pages } from '../../lib/pagination'
 import type { AccessService } from './access-service'
-import { toSubscriptionView } from './subscription-views'
+import { toAccessStatus, toSubscriptionView } from './subscription-views'
 import type { SubscriptionListQuery, SubscriptionsRepository } from './subscriptions-repository'
 
 /** What the subscriptions service needs from the card side to change a Stripe subscription. */
@@ -39,16 +39,18 @@ export function createSubscriptionsService(deps: {
   return {
     /** GET /subscriptions/status: hasAccess and the subscription to show. */
     async status(userId: string): Promise<AccessStatus> {
-      const shown = await repo.accessOrLatest(userId, clock.now())
-      return {
-        hasAccess: Boolean(shown?.has_access),
-        activeSubscription: shown ? toSubscriptionView(shown) : null,
-      }
+      const now = clock.now()
+      const shown = await repo.accessOrLatest(userId, now)
+      return toAccessStatus(Boolean(shown?.has_access), shown ? toSubscriptionView(shown, now) : null)
     },
 
     async history(userId: string, query: Omit<SubscriptionListQuery, 'userId'>) {
       const { rows, total } = await repo.list({ ...query, userId })
-      return { items: rows.map(toSubscriptionView), pagination: pages(query.page, query.limit, total) }
+      const now = clock.now()
+      return {
+        items: rows.map((row) => toSubscriptionView(row, now)),
+        pagination: pages(query.page, query.limit, total),
+      }
     },
 
     /** Admin list: every member's subscriptions with their email. */
@@ -56,7 +58,7 @@ export function createSubscriptionsService(deps: {
       const { rows, total } = await repo.list(query)
       return {
         items: rows.map((row) => ({
-          ...toSubscriptionView(row),
+          ...toSubscriptionView(row, clock.now()),
           userId: row.user_id,
           userEmail: row.user_email,
         })),

@@ -14,6 +14,9 @@ const yearly: SubscriptionView = {
   graceUntil: null,
   cancelAtPeriodEnd: false,
   createdAt: '2026-03-03T12:00:00.000Z',
+  trialEndsAt: null,
+  resumesAt: null,
+  scheduledChange: null,
 }
 
 describe("the admin member page's access line", () => {

@@ -37,12 +37,13 @@ export const cardRoutes: FastifyPluginAsyncZod<{ card: CardCheckoutService }> = 
       schema: {
         tags,
         security,
-        summary: 'After Stripe.js reports success: check with Stripe and grant access',
+        summary:
+          'After Stripe.js reports success: check with Stripe and grant access; a saved card (setupIntentId) starts its trial',
         body: ConfirmPaymentSchema,
         response: { 200: envelope(PaymentConfirmationSchema) },
       },
     },
-    async (request) => ok(await card.confirm(authOf(request).user, request.body.paymentIntentId)),
+    async (request) => ok(await card.confirm(authOf(request).user, request.body)),
   )
 
   app.post(

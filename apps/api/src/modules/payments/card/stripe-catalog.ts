@@ -30,6 +30,17 @@ export function createStripeCatalog(deps: { db: Kysely<DB>; stripe: Stripe }) {
   }
 
   return {
+    /** The plan's Stripe product (made with its price when needed): what a coupon applies to. */
+    async ensureProduct(plan: PlanRow): Promise<string> {
+      await this.ensurePrice(plan)
+      const row = await db
+        .selectFrom('plans')
+        .select('stripe_product_id')
+        .where('id', '=', plan.id)
+        .executeTakeFirstOrThrow()
+      return row.stripe_product_id ?? ''
+    },
+
     /** The Stripe price id to charge for this plan, creating product and price when needed. */
     async ensurePrice(plan: PlanRow): Promise<string> {
       if (await matches(plan)) return plan.stripe_price_id!

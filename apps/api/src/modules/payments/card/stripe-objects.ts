@@ -26,9 +26,13 @@ export function toPaidInvoice(invoice: Stripe.Invoice, chargeId: string | null):
   const start = Math.min(...periods.map((period) => period.start))
   const end = Math.max(...periods.map((period) => period.end))
   const metadata = invoice.parent?.subscription_details?.metadata ?? {}
+  // A trial's first invoice ($0) covers the trial: its end is when the first charge falls.
+  const trial = metadata.trial === '1' && invoice.billing_reason === 'subscription_create'
   return {
     id: invoice.id,
     subscriptionId,
+    billingReason: invoice.billing_reason ?? null,
+    trialEndsAt: trial ? new Date(end * 1000) : null,
     amountPaid: invoice.amount_paid,
     currency: invoice.currency,
     periodStart: new Date(start * 1000),

@@ -26,6 +26,10 @@ export interface PaidIntent {
 export interface PaidInvoice {
   id: string
   subscriptionId: string
+  /** Stripe's reason: subscription_create, subscription_cycle (a renewal), subscription_update (an upgrade)... */
+  billingReason: string | null
+  /** Set on a trial's first ($0) invoice: when the trial ends. */
+  trialEndsAt: Date | null
   amountPaid: number
   currency: string
   periodStart: Date
@@ -159,7 +163,11 @@ export function createFulfilment(deps: {
             {
               user_id: userId,
               plan_id: planId,
-              kind: local ? 'renewal' : 'subscription',
+              kind: !local
+                ? 'subscription'
+                : invoice.billingReason === 'subscription_update'
+                  ? 'upgrade'
+                  : 'renewal',
               provider: 'stripe',
               status: 'pending',
               amount_minor: invoice.amountPaid,
@@ -189,7 +197,9 @@ export function createFulfilment(deps: {
         )
         await access.recordStripePeriod(trx, {
           userId: payment.user_id,
-          planId: payment.plan_id ?? invoice.planId ?? '',
+          // The subscription's plan now (a plan change updates it at Stripe), else the payment's.
+          planId: invoice.planId ?? payment.plan_id ?? '',
+          trialEndsAt: invoice.trialEndsAt,
           stripeSubscriptionId: invoice.subscriptionId,
           paymentId: payment.id,
           start: invoice.periodStart,

@@ -14,9 +14,12 @@ export function createPaymentEffects(deps: {
   jobs: Pick<Jobs, 'enqueue'>
   mail: Pick<MailQueue, 'enqueue'>
   appOrigin: string
+  /** The checkout held a promo code's redemption: it is used now. */
+  redeemCode: (trx: Transaction<DB>, paymentId: string) => Promise<unknown>
 }): FulfilmentEffects {
   return {
     async paymentCompleted(payment: PaymentRow, trx: Transaction<DB>) {
+      if (payment.promo_code_id) await deps.redeemCode(trx, payment.id)
       const user = await trx
         .selectFrom('users')
         .select(['email', 'first_name'])

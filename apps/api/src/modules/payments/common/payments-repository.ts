@@ -90,6 +90,28 @@ export function createPaymentsRepository(db: Kysely<DB>) {
         .executeTakeFirst()
     },
 
+    findBySetupIntent(setupIntentId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
+      return trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('stripe_setup_intent_id', '=', setupIntentId)
+        .executeTakeFirst()
+    },
+
+    /**
+     * One free trial per card: the first member to start a trial with this card keeps it (false when
+     * another member did). Inside the trial's claim transaction.
+     */
+    async claimTrialCard(fingerprint: string, userId: string, trx: Executor = db): Promise<boolean> {
+      const claimed = await trx
+        .insertInto('trial_cards')
+        .values({ fingerprint, user_id: userId })
+        .onConflict((oc) => oc.column('fingerprint').doNothing())
+        .returning('fingerprint')
+        .executeTakeFirst()
+      return Boolean(claimed)
+    },
+
     findByBtcpayInvoice(invoiceId: string, trx: Executor = db): Promise<PaymentRow | undefined> {
       return trx
         .selectFrom('payments')

@@ -10,9 +10,10 @@ interface CurrentAccess {
 }
 
 /**
- * One plan at a time (docs/decisions/007): while a member has access, buying another plan is refused,
- * except an upgrade to lifetime, and (crypto only, which never renews by itself) paying again for
- * the same crypto plan to extend it (docs/decisions/009).
+ * A member with access changes plan rather than buying a second one (docs/decisions/019): a card
+ * checkout of another plan is refused (the Subscription tab changes it, with Stripe's proration),
+ * except lifetime, which anyone may buy; crypto, which never renews by itself, pays for any plan and
+ * the new period starts when the paid one ends (docs/decisions/009).
  */
 export function assertCanBuy(
   current: CurrentAccess | undefined,
@@ -21,14 +22,10 @@ export function assertCanBuy(
 ): void {
   if (!current) return
   const upgradingToLifetime = plan.interval === 'lifetime' && current.plan_interval !== 'lifetime'
-  const extendingCrypto =
-    rail === 'crypto' &&
-    current.provider === 'crypto' &&
-    current.plan_id === plan.id &&
-    current.end_date !== null
-  if (upgradingToLifetime || extendingCrypto) return
+  const nextCryptoPeriod = rail === 'crypto' && current.provider === 'crypto' && current.end_date !== null
+  if (upgradingToLifetime || nextCryptoPeriod) return
   const until = current.end_date ? ` until ${new Date(current.end_date).toISOString().slice(0, 10)}` : ''
   throw conflict(
-    `You already have an active ${current.plan_name} membership${until}. Manage it in the Subscription tab.`,
+    `You already have an active ${current.plan_name} membership${until}. Change plans in the Subscription tab.`,
   )
 }

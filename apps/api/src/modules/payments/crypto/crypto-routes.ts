@@ -21,7 +21,8 @@ export const cryptoRoutes: FastifyPluginAsyncZod<{ crypto: CryptoService }> = as
         response: { 200: envelope(CryptoCheckoutSchema) },
       },
     },
-    async (request) => ok(await crypto.createCheckout(authOf(request).user, request.body.planId)),
+    async (request) =>
+      ok(await crypto.createCheckout(authOf(request).user, request.body.planId, request.body.promoCode)),
   )
 }
 

@@ -7,6 +7,7 @@ import {
   site,
 } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { TransactionRunner } from '../../../db/transaction'
 import type { PaymentRow, PlanRow, UserRow } from '../../../db/types'
 import {
   type BtcpayClient,
@@ -22,6 +23,7 @@ import type { Fulfilment } from '../common/fulfilment'
 import type { PaymentsRepository } from '../common/payments-repository'
 import { assertCanBuy } from '../common/purchase-rules'
 import { RECONCILE_AFTER, type ReconciliationSource } from '../common/reconciliation'
+import type { PromoCodesService } from '../promo/promo-codes-service'
 
 /** How long a member has to pay a crypto invoice. */
 const INVOICE_MINUTES = 30
@@ -42,6 +44,8 @@ export function createCryptoService(deps: {
   access: Pick<AccessService, 'currentAccess'>
   plans: PlansService
   fulfilment: Fulfilment
+  promos: Pick<PromoCodesService, 'offer' | 'continuingOffer' | 'hold'>
+  transaction: TransactionRunner
   clock: Clock
   appOrigin: string
   log: FastifyBaseLogger
@@ -149,22 +153,56 @@ export function createCryptoService(deps: {
     syncInvoice,
 
     /** POST /payments/create-crypto: an invoice for the plan's price (never the client's), reused while open. */
-    async createCheckout(user: UserRow, planId: string, attempt = 0): Promise<CryptoCheckout> {
+    /**
+     * POST /payments/create-crypto: an invoice for the plan's price, less a promo code's discount (a
+     * code typed now, or one redeemed before that goes on for months or for ever), computed here.
+     */
+    async createCheckout(
+      user: UserRow,
+      planId: string,
+      promoCode?: string,
+      attempt = 0,
+    ): Promise<CryptoCheckout> {
       const btcpay = btcpayOrThrow()
       const plan = await deps.plans.onSaleOrThrow(planId)
       assertCanBuy(await deps.access.currentAccess(user.id), plan, 'crypto')
+      const typed = promoCode ? await deps.promos.offer(user, promoCode, plan) : undefined
+      const offer = typed ?? (await deps.promos.continuingOffer(user, plan))
       const created = await payments.insertPendingCheckout({
         user_id: user.id,
         plan_id: plan.id,
         kind: plan.interval === 'lifetime' ? 'lifetime' : 'subscription',
         provider: 'crypto',
         status: 'pending',
-        amount_minor: plan.price_minor,
+        amount_minor: offer?.amountDueMinor ?? plan.price_minor,
         currency: plan.currency,
+        // Only a code typed now holds a redemption; one redeemed before just keeps its discount.
+        promo_code_id: typed?.promo.id ?? null,
+        discount_minor: offer?.discountMinor ?? 0,
       })
       const row = created ?? (await payments.findPendingCheckout(user.id, plan.id, 'crypto'))
       if (!row) throw new AppError('PAYMENT_ERROR', cryptoMessages.startFailed)
-      if (!row.btcpay_invoice_id) return view(await openInvoice(btcpay, row, user, plan))
+      if (row.amount_minor !== (offer?.amountDueMinor ?? plan.price_minor) && row.status === 'pending') {
+        // The open invoice was for another price (another code): it is replaced.
+        await payments.updatePending(row.id, {
+          status: 'cancelled',
+          failure_message: cryptoMessages.replaced,
+          updated_at: clock.now(),
+        })
+        if (attempt > 0) throw new AppError('PAYMENT_ERROR', cryptoMessages.startFailed)
+        return this.createCheckout(user, planId, promoCode, attempt + 1)
+      }
+      if (!row.btcpay_invoice_id) {
+        if (typed) {
+          try {
+            await deps.transaction((trx) => deps.promos.hold(trx, typed, user, plan, row.id))
+          } catch (error) {
+            await payments.updatePending(row.id, { status: 'cancelled', updated_at: clock.now() })
+            throw error
+          }
+        }
+        return view(await openInvoice(btcpay, row, user, plan))
+      }
 
       // The member's open invoice for this plan: hand it out again while it can still be paid.
       const invoice = await upstream('invoice lookup', () => btcpay.getInvoice(row.btcpay_invoice_id!))
@@ -188,7 +226,7 @@ export function createCryptoService(deps: {
         })
       }
       if (attempt > 0) throw new AppError('PAYMENT_ERROR', cryptoMessages.startFailed)
-      return this.createCheckout(user, planId, attempt + 1)
+      return this.createCheckout(user, planId, promoCode, attempt + 1)
     },
 
     /**
