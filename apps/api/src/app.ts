@@ -5,11 +5,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { Config } from './config'
 import { type Database, openDatabase } from './db/database'
-import { migrateToLatest } from './db/migrate'
-import { seedPlans } from './db/seed'
 import { btcpaySettings } from './integrations/btcpay/btcpay-client'
 import { createMailer } from './integrations/mail/mailer'
-import { startJobs } from './jobs/job-runner'
+import type { Jobs } from './jobs/job-runner'
 import { registerWorkers } from './jobs/workers'
 import { type Clock, systemClock } from './lib/clock'
 import { resolveJwtSecret } from './lib/jwt-secret'
@@ -39,6 +37,7 @@ import { healthRoutes } from './plugins/health'
 import openapiPlugin from './plugins/openapi'
 import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
 import { webRoutes } from './plugins/web'
+import { prepareDatabase } from './prepare-database'
 import { createServices, type Services } from './services'
 
 declare module 'fastify' {
@@ -128,19 +127,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closing = true
   })
 
+  let jobs: Jobs
   try {
-    await database.withoutTimeouts((db) => migrateToLatest(db))
-    await seedPlans(database.db)
+    jobs = await prepareDatabase(database, {
+      pollSeconds: config.jobs.pollSeconds,
+      retryDelayScale: config.jobs.retryDelayScale,
+      log: app.log,
+    })
   } catch (error) {
     await database.close()
     throw error
   }
-
-  const jobs = await startJobs(database, {
-    pollSeconds: config.jobs.pollSeconds,
-    retryDelayScale: config.jobs.retryDelayScale,
-    log: app.log,
-  })
   const mailer = createMailer({
     smtpUrl: config.mail.smtpUrl,
     from: config.mail.from,
