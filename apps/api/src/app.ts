@@ -34,6 +34,7 @@ import { tipRoutes } from './modules/tips/tips-routes'
 import authPlugin from './plugins/auth'
 import errorsPlugin, { apiNotFound, frameworkErrorHandler } from './plugins/errors'
 import { healthRoutes } from './plugins/health'
+import { countJobAttempts, metricsPlugin } from './plugins/metrics'
 import openapiPlugin from './plugins/openapi'
 import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
 import { webRoutes } from './plugins/web'
@@ -153,7 +154,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const clock = options.clock ?? systemClock
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
   const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
-  await registerWorkers(jobs, services, {
+  await app.register(metricsPlugin, { config, database, liveStreams: () => services.signalStream.size() })
+  await registerWorkers(countJobAttempts(jobs, app.metrics), services, {
     mailer,
     log: app.log,
     mailDomain: new URL(config.appOrigin).hostname,
