@@ -97,7 +97,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler(headers),
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // A request that reaches a stopping instance on a connection it already had is answered (with
+    // Connection: close, so the client goes elsewhere next): the database is closed only after the
+    // last connection ends. Fastify's own 503 here would carry no Retry-After.
+    return503OnClosing: false,
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
