@@ -56,6 +56,14 @@ async function copy(args: string, context: { scratch: string }) {
   }
 }
 
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  if (child.spawnargs[0] === 'npm') process.kill(-child.pid!, 'SIGTERM')
+  else child.kill('SIGTERM')
+  await exited
+}
+
 describe.skipIf(process.env.TEST_DB === 'postgres')(
   'the Dockerfile, carried out without a container engine',
   () => {
@@ -66,11 +74,7 @@ describe.skipIf(process.env.TEST_DB === 'postgres')(
       scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-container-'))
     })
     afterAll(async () => {
-      if (server && server.exitCode === null) {
-        const exited = new Promise((resolve) => server!.once('exit', resolve))
-        server.kill('SIGTERM')
-        await exited
-      }
+      if (server) await stop(server)
       await fs.rm(scratch, { recursive: true, force: true })
     })
 
@@ -174,6 +178,28 @@ describe.skipIf(process.env.TEST_DB === 'postgres')(
       expect(await page.text()).toContain('<html')
       const plans = await fetch(`http://127.0.0.1:${port}/discord/api/subscriptions/plans`)
       expect(((await plans.json()) as { data: unknown[] }).data).toHaveLength(4)
+      await stop(server)
+
+      // The README's way, in the same install: `NODE_ENV=production npm start` runs the build, never builds.
+      // In a process group of its own, signalled as a whole as a terminal or systemd does (npm does
+      // not pass SIGTERM on through its shell).
+      server = spawn('npm', ['start'], {
+        cwd: app,
+        env: runEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      })
+      server.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+      })
+      const startDeadline = Date.now() + 60_000
+      while (!healthy()) {
+        if (server.exitCode !== null || Date.now() > startDeadline)
+          throw new Error(`npm start failed:\n${output}`)
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      expect(output).not.toContain('Building')
+      await stop(server)
     }, 400_000)
   },
 )
