@@ -75,6 +75,7 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'embedded database'}
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads several response shapes, each checked by its assertions
     const json = (await response.json()) as { data: any }
     if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`)
     return json.data
