@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
 import { startEmulator } from '@edgeclub/emulator'
 import { paths } from '@edgeclub/shared'
 import { loadConfig } from '../apps/api/src/config'
@@ -7,7 +11,14 @@ import { buildWebIfNeeded } from './web-build'
 /**
  * `npm run demo`: the real server wired to the local emulator (Stripe, Stripe.js, Discord, BTCPay,
  * the price feed and an SMTP inbox), so every flow works offline. Emulator values only: no secrets.
+ * The server's log (a JSON line per request) goes to data/demo.log and only its warnings and errors
+ * to the console, so the guide printed at the start stays readable; the guide is also written to
+ * data/demo-guide.txt.
  */
+
+const root = path.resolve(import.meta.dirname, '..')
+const logFile = path.join(root, 'data', 'demo.log')
+const guideFile = path.join(root, 'data', 'demo-guide.txt')
 
 const port = Number(process.env.PORT ?? 3000)
 const emulatorPort = Number(process.env.EMULATOR_PORT ?? 4010)
@@ -60,13 +71,42 @@ Object.assign(process.env, {
 emulator.stripe.setWebhookUrl(`${site}/discord/api/webhooks/stripe`)
 emulator.btcpay.setWebhookUrl(`${site}/discord/api/webhooks/btcpay`)
 
-const stop = () => void emulator.close().finally(() => process.exit(0))
+// A short signal history, published and settled as an analyst would, so the record is alive at once.
+const seeded = await seedDemoSignals({ ...loadConfig(process.env), logLevel: 'warn' })
+
+fs.mkdirSync(path.dirname(logFile), { recursive: true })
+const log = fs.createWriteStream(logFile, { flags: 'a' })
+const server = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/server.ts'], {
+  cwd: root,
+  env: process.env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
+const LEVELS: Record<number, string> = { 40: 'warning', 50: 'error', 60: 'fatal' }
+createInterface({ input: server.stdout! }).on('line', (line) => {
+  log.write(`${line}\n`)
+  let entry: { level?: number; msg?: string } | undefined
+  try {
+    entry = JSON.parse(line) as { level?: number; msg?: string }
+  } catch {
+    console.log(line)
+    return
+  }
+  if ((entry.level ?? 0) >= 40) console.log(`[${LEVELS[entry.level ?? 50] ?? 'error'}] ${entry.msg ?? line}`)
+})
+
+let stopping = false
+const stop = () => {
+  if (stopping) return
+  stopping = true
+  server.kill('SIGTERM')
+}
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
+server.on('exit', (code) => {
+  log.end()
+  void emulator.close().finally(() => process.exit(stopping ? 0 : (code ?? 1)))
+})
 
-// A short signal history, published and settled as an analyst would, so the record is alive at once.
-const seeded = await seedDemoSignals(loadConfig(process.env))
-await import('../apps/api/src/server')
 // The server migrates and starts its jobs first; print the guide once it answers.
 for (let attempt = 0; attempt < 120; attempt++) {
   if (
@@ -79,7 +119,7 @@ for (let attempt = 0; attempt < 120; attempt++) {
   await new Promise((resolve) => setTimeout(resolve, 500))
 }
 
-console.log(`
+const guide = `
 EdgeClub demo (offline; every outside service is the local emulator)
 
   Site ............... ${site}
@@ -101,4 +141,9 @@ EdgeClub demo (offline; every outside service is the local emulator)
                        the server with the Member role. State: ${emulator.url}/_control/discord/state
   BTCPay ............. ${emulator.url}/btcpay (store ${emulator.btcpay.storeId}, key ${emulator.btcpay.apiKey})
   Price feed ......... POST ${emulator.url}/_control/prices/fail makes it fail
-`)
+
+  Server log ......... ${path.relative(root, logFile)} (one JSON line per request; warnings and errors also show here)
+  This guide ......... ${path.relative(root, guideFile)}
+`
+fs.writeFileSync(guideFile, guide)
+console.log(guide)

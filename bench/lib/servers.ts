@@ -27,12 +27,28 @@ export interface RunningProcess {
 const JWT_SECRET = 'bench-secret-'.padEnd(48, 'x')
 export const benchJwtSecret = JWT_SECRET
 
+/**
+ * The node flags `npm start` passes (package.json's start script, before the launcher), which the
+ * production server runs with: the built server is measured as an operator runs it.
+ */
+export async function productionNodeFlags(): Promise<string[]> {
+  const manifest = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>
+  }
+  const start = manifest.scripts.start ?? ''
+  return start
+    .split(/\s+/)
+    .slice(1, start.split(/\s+/).indexOf('scripts/run.mjs'))
+    .filter((flag) => flag.startsWith('--'))
+}
+
 async function launch(
   script: string,
   env: Record<string, string>,
   readyPath: string,
   port: number,
   cleanup: () => Promise<void>,
+  nodeArgs: string[] = ['--import', 'tsx'],
 ): Promise<RunningProcess> {
   const url = `http://127.0.0.1:${port}`
   let output = ''
@@ -40,7 +56,7 @@ async function launch(
     output = (output + chunk.toString()).slice(-8000)
   }
   const spawnedAt = performance.now()
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     env: { ...process.env, ...env },
     // Logs go where an operator's would (a pipe), at the level the operator runs; drained here.
@@ -98,6 +114,11 @@ export interface AppServerOptions {
   /** A data directory to reuse (second start); a fresh temporary one otherwise. */
   dataDir?: string
   env?: Record<string, string>
+  /**
+   * The build (apps/api/dist/server.js) with plain node and `npm start`'s flags, as production runs it,
+   * instead of the sources through tsx.
+   */
+  built?: boolean
 }
 
 /** The app in production mode, behind a trusted proxy hop so X-Forwarded-For names the client. */
@@ -108,7 +129,7 @@ export async function startApp(
   const fresh = !options.dataDir
   const dataDir = options.dataDir ?? (await tempDir())
   const running = await launch(
-    'apps/api/src/server.ts',
+    options.built ? 'apps/api/dist/server.js' : 'apps/api/src/server.ts',
     {
       NODE_ENV: 'production',
       JWT_SECRET,
@@ -130,6 +151,7 @@ export async function startApp(
     async () => {
       if (fresh) await fs.rm(dataDir, { recursive: true, force: true })
     },
+    options.built ? await productionNodeFlags() : undefined,
   )
   return { ...running, dataDir }
 }

@@ -5,8 +5,6 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { Config } from './config'
 import { type Database, openDatabase } from './db/database'
-import { migrateToLatest } from './db/migrate'
-import { seedPlans } from './db/seed'
 import { btcpaySettings } from './integrations/btcpay/btcpay-client'
 import { createMailer } from './integrations/mail/mailer'
 import { type Clock, systemClock } from './lib/clock'
@@ -37,10 +35,12 @@ import auditPlugin from './plugins/audit'
 import authPlugin from './plugins/auth'
 import errorsPlugin, { apiNotFound, frameworkErrorHandler } from './plugins/errors'
 import { healthRoutes } from './plugins/health'
+import { countJobAttempts, metricsPlugin } from './plugins/metrics'
 import openapiPlugin from './plugins/openapi'
 import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
 import { webRoutes } from './plugins/web'
-import { startJobs } from './queue/job-runner'
+import { prepareDatabase } from './prepare-database'
+import type { Jobs } from './queue/job-runner'
 import { createServices, type Services } from './services'
 import { QUEUES, registerWorkers } from './workers'
 
@@ -100,7 +100,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler(headers),
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // A request that reaches a stopping instance on a connection it already had is answered (with
+    // Connection: close, so the client goes elsewhere next): the database is closed only after the
+    // last connection ends. Fastify's own 503 here would carry no Retry-After.
+    return503OnClosing: false,
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
@@ -131,20 +134,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closing = true
   })
 
+  let jobs: Jobs
   try {
-    await database.withoutTimeouts((db) => migrateToLatest(db))
-    await seedPlans(database.db)
+    jobs = await prepareDatabase(database, {
+      policies: QUEUES,
+      pollSeconds: config.jobs.pollSeconds,
+      retryDelayScale: config.jobs.retryDelayScale,
+      log: app.log,
+    })
   } catch (error) {
     await database.close()
     throw error
   }
-
-  const jobs = await startJobs(database, {
-    policies: QUEUES,
-    pollSeconds: config.jobs.pollSeconds,
-    retryDelayScale: config.jobs.retryDelayScale,
-    log: app.log,
-  })
   const mailer = createMailer({
     smtpUrl: config.mail.smtpUrl,
     from: config.mail.from,
@@ -160,7 +161,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const clock = options.clock ?? systemClock
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
   const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
-  await registerWorkers(jobs, services, {
+  await app.register(metricsPlugin, { config, database, liveStreams: () => services.signalStream.size() })
+  await registerWorkers(countJobAttempts(jobs, app.metrics), services, {
     mailer,
     log: app.log,
     mailDomain: new URL(config.appOrigin).hostname,

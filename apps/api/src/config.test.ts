@@ -25,6 +25,10 @@ describe('configuration', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '50' }, 'TRUST_PROXY'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT'],
+    [{ METRICS_HOST: '0.0.0.0' }, 'METRICS_HOST needs METRICS_PORT'],
     [{ DISCORD_CLIENT_ID: '100000000000000099' }, 'DISCORD_CLIENT_SECRET'],
     [{ DISCORD_OAUTH_REDIRECT_URI: 'http://127.0.0.1:3000/back' }, 'DISCORD_CLIENT_ID'],
     [
@@ -48,6 +52,15 @@ describe('configuration', () => {
   ])('refuses %j with a message naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid environment: .*${variable}`))
+  })
+
+  it('exposes metrics only when METRICS_TOKEN or METRICS_PORT is set, the listener on HOST by default', () => {
+    expect(loadConfig({}).metrics).toEqual({ token: undefined, listener: undefined })
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics.listener).toEqual({
+      host: '0.0.0.0',
+      port: 9464,
+    })
+    expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(16) }).metrics.token).toBe('a'.repeat(16))
   })
 
   it('reads TRUST_PROXY as nothing, a number of proxies, or their addresses', () => {

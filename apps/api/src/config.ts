@@ -126,6 +126,16 @@ const EnvSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: TrustProxySchema,
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  METRICS_PORT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a port (1-65535)')
+      .transform(Number)
+      .pipe(z.number().int().min(1, 'must be a port (1-65535)').max(65535, 'must be a port (1-65535)'))
+      .optional(),
+  ),
+  METRICS_HOST: optionalString,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -223,6 +233,12 @@ export interface Config {
   jobs: { pollSeconds: number; retryDelayScale: number }
   /** How long to wait on PostgreSQL before answering 503 (connect, and each statement). */
   database: { timeouts: { connectMs: number; statementMs: number } }
+  /**
+   * Prometheus metrics (GET /metrics): on the app's port for a Bearer token, and/or on a listener of
+   * their own (host, port) that the network keeps private, where the token is asked too when set.
+   * Unset: no /metrics and nothing collected.
+   */
+  metrics: { token: string | undefined; listener: { host: string; port: number } | undefined }
 }
 
 export class ConfigError extends Error {
@@ -266,6 +282,9 @@ export function loadConfig(
     problems.push(
       'DISCORD_REQUIRE_VERIFIED=true needs Connect Discord (DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET): without it no member could get the role',
     )
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT)
+    problems.push('METRICS_PORT must differ from PORT (or leave it unset and use METRICS_TOKEN on PORT)')
+  if (e.METRICS_HOST && e.METRICS_PORT === undefined) problems.push('METRICS_HOST needs METRICS_PORT')
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}`)
 
   const port = e.PORT
@@ -339,6 +358,11 @@ export function loadConfig(
     jobs: { pollSeconds: e.JOBS_POLL_SECONDS, retryDelayScale: 1 },
     database: {
       timeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS },
+    },
+    metrics: {
+      token: e.METRICS_TOKEN,
+      listener:
+        e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST ?? e.HOST, port: e.METRICS_PORT },
     },
   }
 }

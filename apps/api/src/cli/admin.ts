@@ -7,6 +7,7 @@ import { migrateToLatest } from '../db/migrate'
 import { ensureAdmin } from '../modules/auth/admin-accounts'
 import { createAuthRepository } from '../modules/auth/auth-repository'
 import { normalizeEmail } from '../modules/auth/auth-service'
+import { PREPARE_LOCK } from '../prepare-database'
 
 /**
  * `npm run admin -- create <email>`: creates that account as an admin (asking for a password without
@@ -63,7 +64,8 @@ async function main() {
     config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: config.dataDir },
   )
   try {
-    await migrateToLatest(database.db)
+    // Under the lock instances take to migrate (db/advisory-lock.ts): never beside a starting one.
+    await database.exclusively(PREPARE_LOCK, () => migrateToLatest(database.db))
     const repo = createAuthRepository(database.db)
     const existing = await repo.findUserByEmail(normalizeEmail(email))
     const password = existing ? undefined : await readPassword()

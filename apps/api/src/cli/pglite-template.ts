@@ -1,36 +1,8 @@
-import fs from 'node:fs/promises'
-import path from 'node:path'
-import { openDatabase } from '../db/database'
-import { migrateToLatest } from '../db/migrate'
-import { pgliteTemplatePath } from '../db/pglite-template'
-import { installJobSchema } from '../queue/job-runner'
+import { buildPgliteTemplate } from './build-pglite-template'
 
 /**
- * Builds the embedded database's template (db/pglite-template.ts): the migrations and the job queue's
- * schema in an empty cluster, built unless it exists for the current schema. Run by `npm run build`;
- * the server itself only copies the result. Returns the template's directory.
+ * Run by `npm run build` from the build itself (apps/api/dist/pglite-template.js): the built server's
+ * template of a new embedded database, keyed by the built code's own migration fingerprint.
  */
-export async function buildPgliteTemplate(): Promise<string> {
-  const target = pgliteTemplatePath()
-  try {
-    await fs.access(path.join(target, 'PG_VERSION'))
-    return target
-  } catch {}
-  // Built beside the target and renamed into place: a reader never sees half a template.
-  await fs.mkdir(path.dirname(target), { recursive: true })
-  const work = await fs.mkdtemp(`${target}.tmp-`)
-  const database = await openDatabase({ pgliteDir: work, template: false })
-  try {
-    await migrateToLatest(database.db)
-    const quiet = { info() {}, warn() {}, error() {}, debug() {}, child: () => quiet } as never
-    await installJobSchema(database, quiet)
-  } finally {
-    await database.close()
-  }
-  await fs.rename(path.join(work, 'pglite'), target).catch(async (error: NodeJS.ErrnoException) => {
-    // Another process built it meanwhile: theirs is as good.
-    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error
-  })
-  await fs.rm(work, { recursive: true, force: true })
-  return target
-}
+const directory = await buildPgliteTemplate()
+console.log(`embedded database template: ${directory}`)

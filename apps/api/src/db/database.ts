@@ -1,16 +1,19 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import v8 from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
+import { withAdvisoryLock } from './advisory-lock'
+import { claimEmbeddedDatabase, type Ownership } from './embedded-owner'
 import { copyPgliteTemplate } from './pglite-template'
 import type { DB } from './types'
 
 export type DatabaseKind = 'pglite' | 'postgres'
 
-/** What pg-boss needs to run its SQL on our connections (see jobs/job-runner.ts). */
+/** What pg-boss needs to run its SQL on our connections (see queue/job-runner.ts). */
 export interface SqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
 }
@@ -30,11 +33,31 @@ export interface Database {
   listen(channel: string, handler: (payload: string | null) => void): Promise<() => Promise<void>>
   /** Runs schema changes without the request-path timeouts (an index build may take minutes). */
   withoutTimeouts<T>(work: (db: Kysely<DB>) => Promise<T>): Promise<T>
+  /**
+   * Runs `work` while no other process runs its own `exclusively` on this database (PostgreSQL: an
+   * advisory lock, db/advisory-lock.ts): instances that start together migrate one after another.
+   * The embedded database belongs to one process, so there it simply runs `work`. `onWait` is called
+   * when another process holds the lock.
+   */
+  exclusively<T>(name: string, work: () => Promise<T>, onWait?: () => void): Promise<T>
+  /** The connection pools' use now (PostgreSQL; the embedded database has no pool). */
+  poolUse(): PoolUse[]
   /** The embedded database's data directory as a tarball (a backup, or a test template). */
   snapshot?(): Promise<Blob>
   /** The same, gzipped, taken by a caller that already holds the connection. */
   dump?(): Promise<Blob>
+  /** A consistent gzipped copy while the app runs (checkpointed, taken holding the connection). */
+  backup?(): Promise<Blob>
   close(): Promise<void>
+}
+
+export interface PoolUse {
+  pool: string
+  max: number
+  /** Connections open, idle among them, and callers waiting for one. */
+  total: number
+  idle: number
+  waiting: number
 }
 
 /** How long the app waits on PostgreSQL before it answers 503 instead of hanging. */
@@ -198,6 +221,23 @@ async function openPostgres(
         await longDb.destroy()
       }
     },
+    exclusively: (name, work, onWait) =>
+      withAdvisoryLock(connectionString, name, work, {
+        connectTimeoutMs: Math.max(timeouts.connectMs, 10_000),
+        onWait,
+        onError: report,
+      }),
+    poolUse: () =>
+      [
+        { pool: 'app', from: app.pool },
+        { pool: 'jobs', from: jobs.pool },
+      ].map(({ pool, from }) => ({
+        pool,
+        max: from.options.max,
+        total: from.totalCount,
+        idle: from.idleCount,
+        waiting: from.waitingCount,
+      })),
     close: async () => {
       closed = true
       await db.destroy()
@@ -280,9 +320,22 @@ async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void>
 
 /**
  * The embedded database's buffer cache. PostgreSQL's 128 MB default is resident memory of this very
- * process; an embedded database is small, and the operating system caches its files anyway.
+ * process; an embedded database is small (a few thousand members' rows fit many times over), and the
+ * operating system caches its files anyway. 8 MB keeps the process under 200 MB at rest (decision 018).
  */
-const PGLITE_SHARED_BUFFERS = '16MB'
+const PGLITE_SHARED_BUFFERS = '8MB'
+
+/**
+ * The embedded database is PostgreSQL compiled to WebAssembly. By default V8 compiles it with its
+ * baseline compiler and recompiles hot functions with its optimizing one, whose code and compile
+ * memory stay resident: about 50 MB of a process that should sit under 200 MB. The baseline code
+ * alone starts sooner and answers this app's short statements as fast; a long, CPU-heavy query runs
+ * up to ~3x slower, and an install that has those belongs on PostgreSQL (decision 018). The flag is
+ * set before PGlite compiles its module; no other WebAssembly runs in this process.
+ */
+function useBaselineWasmCompiler(): void {
+  v8.setFlagsFromString('--liftoff-only')
+}
 
 async function openPglite(
   dir: string | null,
@@ -290,25 +343,41 @@ async function openPglite(
   useTemplate: boolean,
 ): Promise<Database> {
   let dataDir: string | undefined
+  let ownership: Ownership | undefined
+  // What the owner socket answers with; set once the database is open.
+  let backup: (() => Promise<Blob>) | undefined
   if (dir) {
     dataDir = path.join(dir, 'pglite')
-    const fresh = !(await fs.stat(path.join(dataDir, 'PG_VERSION')).catch(() => undefined))
-    // A new database from the built template instead of initdb (seconds, and a second instance's
-    // memory): only into a directory that is empty, so nothing of an operator's is ever overwritten.
-    const empty = (await fs.readdir(dataDir).catch(() => [])).length === 0
-    if (!(fresh && empty && !snapshot && useTemplate && (await copyPgliteTemplate(dataDir))))
-      await fs.mkdir(dataDir, { recursive: true })
+    // Before anything touches the files: another process may have this database open.
+    ownership = await claimEmbeddedDatabase(dataDir, {
+      backup: () => (backup ? backup() : Promise.reject(new Error('the database is still opening'))),
+    })
   }
-  // int8 as JS numbers, as on PostgreSQL above.
-  const parsers = { 20: (value: string) => Number.parseInt(value, 10) }
-  const pglite = await PGlite.create({
-    parsers,
-    // Trigram indexes serve the admin's substring search (the extension ships with PGlite).
-    extensions: { pg_trgm },
-    ...(dataDir ? { dataDir } : {}),
-    ...(snapshot ? { loadDataDir: snapshot } : {}),
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
-  })
+  let pglite: PGlite
+  try {
+    if (dataDir) {
+      const fresh = !(await fs.stat(path.join(dataDir, 'PG_VERSION')).catch(() => undefined))
+      // A new database from the built template instead of initdb (seconds, and a second instance's
+      // memory): only into a directory that is empty, so nothing of an operator's is ever overwritten.
+      const empty = (await fs.readdir(dataDir).catch(() => [])).length === 0
+      if (!(fresh && empty && !snapshot && useTemplate && (await copyPgliteTemplate(dataDir))))
+        await fs.mkdir(dataDir, { recursive: true })
+    }
+    useBaselineWasmCompiler()
+    // int8 as JS numbers, as on PostgreSQL above.
+    const parsers = { 20: (value: string) => Number.parseInt(value, 10) }
+    pglite = await PGlite.create({
+      parsers,
+      // Trigram indexes serve the admin's substring search (the extension ships with PGlite).
+      extensions: { pg_trgm },
+      ...(dataDir ? { dataDir } : {}),
+      ...(snapshot ? { loadDataDir: snapshot } : {}),
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    })
+  } catch (error) {
+    await ownership?.release()
+    throw error
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
 
   /**
@@ -331,6 +400,14 @@ async function openPglite(
           }),
   }
 
+  // A backup while the app runs: holding the one connection, nothing writes; the checkpoint puts
+  // every committed change into the data files, so the copy needs no recovery when it is restored.
+  backup = () =>
+    db.connection().execute(async () => {
+      await pglite.exec('checkpoint')
+      return pglite.dumpDataDir('gzip')
+    })
+
   return {
     kind: 'pglite',
     db,
@@ -343,11 +420,15 @@ async function openPglite(
       }
     },
     withoutTimeouts: (work) => work(db),
+    exclusively: (_name, work) => work(),
+    poolUse: () => [],
     snapshot: () => db.connection().execute(() => pglite.dumpDataDir('none')),
     dump: () => pglite.dumpDataDir('gzip'),
+    backup,
     close: async () => {
       closed = true
       await db.destroy()
+      await ownership?.release()
     },
   }
 }

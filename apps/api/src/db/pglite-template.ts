@@ -3,19 +3,20 @@ import { constants } from 'node:fs'
 import fs from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { builtServerDir, repoRoot, runningBuilt } from '../lib/install-paths'
 import { MIGRATIONS_FINGERPRINT } from './migrate'
 
 /**
  * A new embedded database starts from a template instead of running initdb (about 5 s of CPU and a
  * second PGlite instance in memory): an empty cluster with this app's migrations and the job queue's
  * schema, and no data (no plans, no accounts). It is built once per machine and per schema (PGlite's
- * version, the migrations' names and code), by `npm run build` (cli/pglite-template.ts), and kept
- * under node_modules/.cache. Without it a first start runs initdb as before.
+ * version, the migrations' names and code), by `npm run build` (cli/build-pglite-template.ts). The sources'
+ * template is kept under node_modules/.cache; the built server's is part of the build (apps/api/dist),
+ * because a bundle's code, and so its fingerprint, differs from the sources' and a production
+ * install has no cache. Without it a first start runs initdb as before.
  */
 
 const require = createRequire(import.meta.url)
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..')
 
 function pgliteVersion(): string {
   const entry = require.resolve('@electric-sql/pglite')
@@ -36,7 +37,8 @@ export function pgliteTemplatePath(): string {
     )
     .digest('hex')
     .slice(0, 16)
-  return path.join(repoRoot, 'node_modules', '.cache', 'edgeclub', `pglite-template-${key}`)
+  const parent = runningBuilt ? builtServerDir : path.join(repoRoot, 'node_modules', '.cache', 'edgeclub')
+  return path.join(parent, `pglite-template-${key}`)
 }
 
 /**

@@ -16,7 +16,11 @@ export const healthRoutes: FastifyPluginAsyncZod<{ database: Database; isClosing
     '/readyz',
     { schema: { tags: ['health'], response: { 200: envelope(ReadinessSchema) } } },
     async () => {
-      if (options.isClosing()) throw new AppError('UPSTREAM_ERROR', 'Shutting down', { statusCode: 503 })
+      if (options.isClosing())
+        throw new AppError('UPSTREAM_ERROR', 'Shutting down', {
+          statusCode: 503,
+          headers: { 'retry-after': '1' },
+        })
       try {
         await options.database.ping()
       } catch {

@@ -33,6 +33,8 @@ const WebhookEventSchema = z.object({
   type: text().min(1).max(64),
   storeId: text().max(128).optional(),
   invoiceId: text().max(128).optional(),
+  /** When BTCPay created the event (Unix seconds): the start of its webhook lag. */
+  timestamp: z.number().optional().catch(undefined),
 })
 export type BtcpayWebhookEvent = z.infer<typeof WebhookEventSchema>
 

@@ -46,7 +46,9 @@ export const stripeWebhookRoutes: FastifyPluginAsyncZod<{
         securityEvent(request, 'webhook.signature.invalid', { provider: 'stripe', reason: 'mismatch' })
         throw new AppError('VALIDATION_ERROR', 'Invalid Stripe signature')
       }
-      return reply.status(200).send(ok({ received: true as const, outcome: await webhooks.handle(event) }))
+      const outcome = await webhooks.handle(event)
+      request.server.metrics?.webhookApplied('stripe', event.created)
+      return reply.status(200).send(ok({ received: true as const, outcome }))
     },
   )
 }

@@ -66,9 +66,9 @@ export const btcpayWebhookRoutes: FastifyPluginAsyncZod<{
       }
       const event = parseBtcpayEvent(request.body)
       if (!event) throw new AppError('VALIDATION_ERROR', 'The body is not a BTCPay webhook event')
-      return reply
-        .status(200)
-        .send(ok({ received: true as const, outcome: await crypto.handleWebhook(event) }))
+      const outcome = await crypto.handleWebhook(event)
+      request.server.metrics?.webhookApplied('btcpay', event.timestamp)
+      return reply.status(200).send(ok({ received: true as const, outcome }))
     },
   )
 }
