@@ -30,6 +30,8 @@ import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
+import { membershipAdminRoutes } from './modules/subscriptions/membership-admin-routes'
+import { membershipRoutes } from './modules/subscriptions/membership-routes'
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
 import auditPlugin from './plugins/audit'
 import authPlugin from './plugins/auth'
@@ -211,6 +213,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(paymentRoutes, { payments: services.payments })
       await api.register(cardRoutes, { card: services.card })
       await api.register(subscriptionRoutes, { subscriptions: services.subscriptions, card: services.card })
+      await api.register(membershipRoutes, { membership: services.membership })
+      await api.register(membershipAdminRoutes, {
+        membership: services.membership,
+        accounts: services.accounts,
+        grant: (userId, input) => services.admin.grant(userId, input),
+      })
       await api.register(tipRoutes, { tips: services.tips })
       await api.register(promoCodeRoutes, { promos: services.promos })
       await api.register(cryptoRoutes, { crypto: services.crypto })

@@ -29,6 +29,7 @@ import { createContactService } from './modules/contact/contact-service'
 import { createMarketService } from './modules/market/market-service'
 import { createCardCheckoutService } from './modules/payments/card/card-checkout-service'
 import { createStripeCatalog } from './modules/payments/card/stripe-catalog'
+import { createStripeMembership } from './modules/payments/card/stripe-membership'
 import { createStripePromotions } from './modules/payments/card/stripe-promotions'
 import { createStripeReconciliation } from './modules/payments/card/stripe-reconciliation'
 import { createStripeWebhooks } from './modules/payments/card/stripe-webhooks'
@@ -50,6 +51,7 @@ import { createSignalStream } from './modules/signals/signal-stream'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
 import { createAccessService } from './modules/subscriptions/access-service'
+import { createMembershipService } from './modules/subscriptions/membership-service'
 import { createSubscriptionsRepository } from './modules/subscriptions/subscriptions-repository'
 import { createSubscriptionsService } from './modules/subscriptions/subscriptions-service'
 import type { Jobs } from './queue/job-runner'
@@ -157,17 +159,28 @@ export function createServices(infra: Infrastructure) {
     card,
     clock,
   })
-  const stripeWebhooks = stripe
-    ? createStripeWebhooks({
-        stripe,
-        payments: paymentsRepo,
-        ledger: payments,
-        card,
-        access,
-        fulfilment,
-        clock,
-      })
-    : undefined
+  // Changing a renewing plan: upgrades, downgrades, pauses, a new card, the offer at cancel.
+  const membership = createMembershipService({
+    access,
+    stripe: stripe && catalog ? createStripeMembership({ stripe, catalog }) : undefined,
+    checkout: card,
+    plans,
+    promos,
+    clock,
+  })
+  const stripeWebhooks =
+    stripe && catalog
+      ? createStripeWebhooks({
+          stripe,
+          catalog,
+          payments: paymentsRepo,
+          ledger: payments,
+          card,
+          access,
+          fulfilment,
+          clock,
+        })
+      : undefined
   const tips = createTipsService({
     stripe,
     repo: createTipsRepository(db),
@@ -194,10 +207,11 @@ export function createServices(infra: Infrastructure) {
   })
 
   const reconciliationSources: ReconciliationSource[] = []
-  if (stripe)
+  if (stripe && catalog)
     reconciliationSources.push(
       createStripeReconciliation({
         stripe,
+        catalog,
         payments: paymentsRepo,
         checkout: card,
         fulfilment,
@@ -306,6 +320,7 @@ export function createServices(infra: Infrastructure) {
     stripeWebhooks,
     access,
     subscriptions,
+    membership,
     tips,
     crypto,
     reconciliation,

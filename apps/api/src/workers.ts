@@ -61,5 +61,8 @@ export async function registerWorkers(
     clock: services.clock,
     appOrigin: deps.appOrigin,
   })
-  await registerAdminJobs(jobs, { rollups: services.rollups })
+  await registerAdminJobs(jobs, {
+    rollups: services.rollups,
+    compactMovements: services.admin.compactMovements,
+  })
 }

@@ -79,8 +79,8 @@ describe('metrics behind METRICS_TOKEN', () => {
     expect(
       seriesValue(text, 'edgeclub_job_queue_waiting{queue="auth.password-reset"}'),
     ).toBeGreaterThanOrEqual(1)
-    expect(seriesValue(text, 'edgeclub_job_queue_waiting{queue="signals.deliver"}')).toBe(0)
-    expect(seriesValue(text, 'edgeclub_job_queue_oldest_waiting_seconds{queue="signals.deliver"}')).toBe(0)
+    expect(seriesValue(text, 'edgeclub_job_queue_waiting{queue="signals.discord"}')).toBe(0)
+    expect(seriesValue(text, 'edgeclub_job_queue_oldest_waiting_seconds{queue="signals.discord"}')).toBe(0)
     expect(seriesValue(text, 'edgeclub_job_queue_failed{queue="email"}')).toBe(0)
     expect(seriesValue(text, 'edgeclub_database_up')).toBe(1)
   })

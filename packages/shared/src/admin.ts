@@ -250,6 +250,30 @@ export const AnalyticsSchema = z.object({
     z.object({ planId: z.string(), name: z.string(), slug: z.string(), members: z.number().int() }),
   ),
   tips: z.array(z.object({ currency: z.string(), amount: z.number(), count: z.number().int() })),
+  /** Free trials: started in the last 30 days, and of the trials that ended then, how many paid. */
+  trials: z.object({
+    started30d: z.number().int(),
+    ended30d: z.number().int(),
+    converted30d: z.number().int(),
+    /** converted ÷ ended (null when none ended). */
+    conversionRate: z.number().nullable(),
+  }),
+  /** This month's MRR movements (USD, monthly amounts): new, expansion, contraction, churned, reactivated. */
+  mrrMovements: z.object({
+    month: z.string(),
+    new: z.number(),
+    expansion: z.number(),
+    contraction: z.number(),
+    churned: z.number(),
+    reactivated: z.number(),
+    net: z.number(),
+  }),
+  /** Promo code redemptions in the last 30 days, by code. */
+  promoRedemptions: z.array(z.object({ code: z.string(), redemptions: z.number().int() })),
+  /** Why members cancelled in the last 30 days (and how many an offer kept). */
+  cancellationReasons: z.array(
+    z.object({ reason: z.string(), label: z.string(), cancelled: z.number().int(), kept: z.number().int() }),
+  ),
 })
 export type Analytics = z.infer<typeof AnalyticsSchema>
 

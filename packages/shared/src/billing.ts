@@ -151,9 +151,15 @@ export function describeDiscount(code: {
 
 // ---- plan changes, pause, card recovery, cancel
 
-export const ChangePlanSchema = z.object({ planId: text().uuid('Choose a plan') })
+export const ChangePlanSchema = z.object({
+  planId: text().uuid('Choose a plan'),
+  /** The preview's prorationDate, so the charge is the amount the member saw. */
+  prorationDate: text().datetime({ offset: true }).optional(),
+})
 export const ChangePlanPreviewSchema = z.object({
   planId: z.string(),
+  /** The moment the amount was computed for: sent back with the change, it charges exactly this amount. */
+  prorationDate: z.string(),
   /** What is charged today: the new plan's price less the unused time of the current one (0: at renewal). */
   amountDueNow: z.number(),
   currency: z.string(),
@@ -184,6 +190,14 @@ export const PauseSchema = z.object({
     'Pause for 1, 2 or 3 billing periods',
   ),
 })
+/** POST /subscriptions/unpause: resumed; or, resumed during the pause, the charge to confirm. */
+export const UnpauseResultSchema = z.object({
+  resumed: z.boolean(),
+  clientSecret: z.string().nullable(),
+  paymentIntentId: z.string().nullable(),
+  amount: z.number(),
+})
+export type UnpauseResult = z.infer<typeof UnpauseResultSchema>
 export const PauseResultSchema = z.object({ resumesAt: z.string(), accessUntil: z.string().nullable() })
 export type PauseResult = z.infer<typeof PauseResultSchema>
 

@@ -31,6 +31,10 @@ export const DASHBOARD_TABS = [
 ] as const
 export type DashboardTab = (typeof DASHBOARD_TABS)[number]
 
+/** The Subscription tab opened on its card form (`&action=update-card`): where a failed renewal leads. */
+export const UPDATE_CARD_ACTION = 'update-card'
+export const updateCardPath = () => `${paths.dashboard}?tab=subscription&action=${UPDATE_CARD_ACTION}`
+
 /** A link to one dashboard tab, relative (`?tab=…` inside the dashboard) or from the site's root. */
 export function dashboardTab(tab: DashboardTab, from: 'root' | 'dashboard' = 'root'): string {
   return from === 'root' ? `${paths.dashboard}?tab=${tab}` : `?tab=${tab}`

@@ -1,4 +1,4 @@
-import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
+import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql, type Transaction } from 'kysely'
 import type { DB } from './types'
 
 /**
@@ -108,4 +108,43 @@ export function planHoldersAt(planId: Expression<string>, now: Date): RawBuilder
   return sql<number>`((select coalesce(sum(n), 0) from access_days where plan_id = ${planId} and day > ${today.date}::date)
     + (select count(*) from member_plan_access
        where plan_id = ${planId} and until > ${now} and until < ${today.next}))::int`
+}
+
+export type BillingMovement = DB['billing_movements']['kind'] extends infer K ? K : never
+
+/**
+ * One movement of the owner's numbers (a trial started, a member paid for the first time, upgraded,
+ * churned...), appended in the transaction of the change; the rollups job compacts them.
+ */
+export async function recordBillingMovement(
+  trx: Kysely<DB> | Transaction<DB>,
+  movement: { kind: BillingMovement; at: Date; mrrMinor?: number },
+): Promise<void> {
+  await trx
+    .insertInto('billing_movements')
+    .values({
+      day: utcDay(movement.at).date,
+      kind: movement.kind,
+      mrr_minor: Math.round(movement.mrrMinor ?? 0),
+      n: 1,
+    })
+    .execute()
+}
+
+/** A plan's price brought to one month (weekly × 52 / 12, yearly / 12), in minor units; lifetime: 0. */
+export function monthlyMinor(plan: {
+  interval: string
+  interval_count: number
+  price_minor: number
+}): number {
+  switch (plan.interval) {
+    case 'week':
+      return (plan.price_minor * 52) / 12 / plan.interval_count
+    case 'month':
+      return plan.price_minor / plan.interval_count
+    case 'year':
+      return plan.price_minor / 12 / plan.interval_count
+    default:
+      return 0
+  }
 }

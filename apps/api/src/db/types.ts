@@ -366,6 +366,21 @@ export interface BillingSettingsTable {
   updated_at: DefaultTimestamp
 }
 
+export interface BillingMovementsTable {
+  day: ColumnType<string, string, string>
+  kind:
+    | 'trial_started'
+    | 'trial_converted'
+    | 'trial_ended'
+    | 'new'
+    | 'reactivated'
+    | 'expansion'
+    | 'contraction'
+    | 'churned'
+  mrr_minor: ColumnType<number, number | undefined, number>
+  n: ColumnType<number, number | undefined, number>
+}
+
 export interface DB {
   audit_log: AuditLogTable
   discord_links: DiscordLinksTable
@@ -378,6 +393,7 @@ export interface DB {
   trial_cards: TrialCardsTable
   cancellation_reasons: CancellationReasonsTable
   billing_settings: BillingSettingsTable
+  billing_movements: BillingMovementsTable
   subscriptions: SubscriptionsTable
   subscription_periods: SubscriptionPeriodsTable
   webhook_events: WebhookEventsTable

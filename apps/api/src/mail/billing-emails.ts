@@ -1,4 +1,4 @@
-import { dashboardTab, formatMoney, fromMinorUnits, site } from '@edgeclub/shared'
+import { dashboardTab, formatMoney, fromMinorUnits, site, updateCardPath } from '@edgeclub/shared'
 import type { MailMessage } from '../integrations/mail/mailer'
 import { renderEmail } from './render'
 
@@ -7,23 +7,100 @@ import { renderEmail } from './render'
 const day = (date: Date) =>
   date.toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
 
+/** A renewal was declined (and, as a reminder, its grace ends soon): the button opens the card form. */
 export function renewalFailedEmail(input: {
   to: string
   firstName: string
   planName: string
   graceUntil: Date
   appOrigin: string
+  reminder?: boolean
 }): MailMessage {
   return {
     to: input.to,
     ...renderEmail({
-      subject: `Action needed: your ${site.name} renewal failed`,
-      heading: 'We could not renew your membership',
+      subject: input.reminder
+        ? `Last day: update your card to keep your ${site.name} access`
+        : `Action needed: your ${site.name} renewal failed`,
+      heading: input.reminder ? 'Your access ends tomorrow' : 'We could not renew your membership',
       paragraphs: [
         `Hi ${input.firstName},`,
-        `The renewal of your ${input.planName} plan was declined. Your access continues until ${day(input.graceUntil)} while you update your payment.`,
+        input.reminder
+          ? `The renewal of your ${input.planName} plan is still unpaid. Your access ends on ${day(input.graceUntil)} unless you update your card.`
+          : `The renewal of your ${input.planName} plan was declined. Your access continues until ${day(input.graceUntil)} while you update your card.`,
+        'Saving a new card pays the renewal at once.',
       ],
-      action: { label: 'Pay now', url: `${input.appOrigin}${dashboardTab('payments')}` },
+      action: { label: 'Update card', url: `${input.appOrigin}${updateCardPath()}` },
+    }),
+  }
+}
+
+/** Three days before a trial ends: when the first charge falls, and how to stop it. */
+export function trialEndingEmail(input: {
+  to: string
+  firstName: string
+  planName: string
+  trialEnd: Date
+  amountLabel: string
+  appOrigin: string
+}): MailMessage {
+  return {
+    to: input.to,
+    ...renderEmail({
+      subject: `Your ${site.name} trial ends on ${day(input.trialEnd)}`,
+      heading: 'Your free trial ends soon',
+      paragraphs: [
+        `Hi ${input.firstName},`,
+        `Your free trial of the ${input.planName} plan ends on ${day(input.trialEnd)}. Your card will then be charged ${input.amountLabel}.`,
+        'Nothing to do to keep your access. Cancel before then from your dashboard and you will not be charged.',
+      ],
+      action: { label: 'Manage your plan', url: `${input.appOrigin}${dashboardTab('subscription')}` },
+    }),
+  }
+}
+
+/** A week before a yearly renewal: what is charged, and when. */
+export function upcomingRenewalEmail(input: {
+  to: string
+  firstName: string
+  planName: string
+  chargeAt: Date
+  amountLabel: string
+  appOrigin: string
+}): MailMessage {
+  return {
+    to: input.to,
+    ...renderEmail({
+      subject: `Your ${site.name} ${input.planName} plan renews on ${day(input.chargeAt)}`,
+      heading: 'Your yearly plan renews next week',
+      paragraphs: [
+        `Hi ${input.firstName},`,
+        `Your ${input.planName} plan renews on ${day(input.chargeAt)} and your card will be charged ${input.amountLabel}.`,
+        'To change plan, pause or stop the renewal, open your dashboard before then.',
+      ],
+      action: { label: 'Manage your plan', url: `${input.appOrigin}${dashboardTab('subscription')}` },
+    }),
+  }
+}
+
+/** Three days before a paused plan resumes (and is charged again). */
+export function resumeReminderEmail(input: {
+  to: string
+  firstName: string
+  planName: string
+  resumesAt: Date
+  appOrigin: string
+}): MailMessage {
+  return {
+    to: input.to,
+    ...renderEmail({
+      subject: `Your ${site.name} ${input.planName} plan resumes on ${day(input.resumesAt)}`,
+      heading: 'Welcome back soon',
+      paragraphs: [
+        `Hi ${input.firstName},`,
+        `Your paused ${input.planName} plan resumes on ${day(input.resumesAt)}: your card is charged then and your access comes back.`,
+      ],
+      action: { label: 'Manage your plan', url: `${input.appOrigin}${dashboardTab('subscription')}` },
     }),
   }
 }

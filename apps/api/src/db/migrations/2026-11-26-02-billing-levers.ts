@@ -93,4 +93,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     retention_offers_pause boolean not null default false,
     updated_at timestamptz not null default now())`.execute(db)
   await sql`insert into billing_settings (id) values (true)`.execute(db)
+
+  // ---- the owner's numbers: movements of revenue, appended in the transaction of the change (like
+  // the other rollups: writers only insert; the rollups job folds them into one row per key).
+  // kind: trial_started, trial_converted, trial_ended, new, reactivated, expansion, contraction,
+  // churned; mrr_minor: the monthly amount it moved (USD plans), 0 for the trial counts.
+  await sql`create table billing_movements (
+    day date not null,
+    kind text not null,
+    mrr_minor bigint not null default 0,
+    n bigint not null default 1)`.execute(db)
+  await sql`create index billing_movements_day_idx on billing_movements (day, kind)`.execute(db)
 }

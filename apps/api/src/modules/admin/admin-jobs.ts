@@ -16,11 +16,15 @@ export const ADMIN_QUEUES: QueuePolicies<'rollups.settle'> = { 'rollups.settle':
  */
 export async function registerAdminJobs(
   jobs: Pick<Jobs, 'work' | 'schedule'>,
-  deps: { rollups: Pick<Rollups, 'settleAccess' | 'compact'> },
+  deps: {
+    rollups: Pick<Rollups, 'settleAccess' | 'compact'>
+    compactMovements: () => Promise<void>
+  },
 ): Promise<void> {
   await jobs.work('rollups.settle', async () => {
     await deps.rollups.settleAccess()
     await deps.rollups.compact()
+    await deps.compactMovements()
   })
   await jobs.schedule('rollups.settle', '*/5 * * * *')
 }

@@ -239,6 +239,20 @@ export function createAdminRepository(db: Kysely<DB>) {
           from payment_rollups where kind = 'tip' and status in ('completed', 'partially_refunded')
           group by currency having sum(n) <> 0 order by currency`.execute(db),
       ])
+      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
+      const [movements30, movementsMonth, redemptions, reasons] = await Promise.all([
+        sql<{ kind: string; n: number }>`select kind, sum(n)::int8 as n from billing_movements
+          where day > ${since30Day}::date and kind in ('trial_started', 'trial_converted', 'trial_ended')
+          group by kind`.execute(db),
+        sql<{ kind: string; minor: number }>`select kind, sum(mrr_minor)::int8 as minor from billing_movements
+          where day >= ${monthStart}::date group by kind`.execute(db),
+        sql<{ code: string; n: number }>`select c.code, count(*)::int8 as n
+          from promo_redemptions r join promo_codes c on c.id = r.promo_code_id
+          where r.status = 'redeemed' and r.redeemed_at >= ${since30}
+          group by c.code order by 2 desc, c.code limit 20`.execute(db),
+        sql<{ reason: string; outcome: string; n: number }>`select reason, outcome, count(*)::int8 as n
+          from cancellation_reasons where created_at >= ${since30} group by 1, 2`.execute(db),
+      ])
       return {
         activeMembers: sumOf(active.rows),
         mrrMinor: Math.round(Number(mrr.rows[0]?.minor ?? 0)),
@@ -256,7 +270,24 @@ export function createAdminRepository(db: Kysely<DB>) {
           minor: Number(row.minor),
           count: Number(row.n),
         })),
+        trials: Object.fromEntries(movements30.rows.map((row) => [row.kind, Number(row.n)])) as Record<
+          string,
+          number
+        >,
+        movementsMinor: Object.fromEntries(
+          movementsMonth.rows.map((row) => [row.kind, Number(row.minor)]),
+        ) as Record<string, number>,
+        month: monthStart.toISOString().slice(0, 7),
+        redemptions: redemptions.rows.map((row) => ({ code: row.code, redemptions: Number(row.n) })),
+        reasons: reasons.rows.map((row) => ({ reason: row.reason, outcome: row.outcome, n: Number(row.n) })),
       }
+    },
+
+    /** Folds the movement rows into one per day and kind (the totals do not change). */
+    async compactMovements(): Promise<void> {
+      await sql`with gone as (delete from billing_movements returning *)
+        insert into billing_movements (day, kind, mrr_minor, n)
+        select day, kind, sum(mrr_minor), sum(n) from gone group by 1, 2`.execute(db)
     },
   }
 }

@@ -1,4 +1,6 @@
 import {
+  CANCEL_REASON_LABELS,
+  CANCEL_REASONS,
   fromMinorUnits,
   type ReconciliationIssues,
   type ReconciliationRun,
@@ -150,6 +152,9 @@ export function createAdminService(deps: {
       }
     },
 
+    /** The rollups job folds the revenue movements (the owner's numbers) into one row per day and kind. */
+    compactMovements: () => deps.repo.compactMovements(),
+
     /** Runs the reconciliation sweep now (an operator's check), and answers with the open findings. */
     async runReconciliation(): Promise<ReconciliationRun> {
       const findings = await deps.reconciliation.sweep()
@@ -200,6 +205,41 @@ export function createAdminService(deps: {
           amount: fromMinorUnits(row.minor, row.currency),
           count: row.count,
         })),
+        trials: {
+          started30d: raw.trials.trial_started ?? 0,
+          ended30d: (raw.trials.trial_converted ?? 0) + (raw.trials.trial_ended ?? 0),
+          converted30d: raw.trials.trial_converted ?? 0,
+          conversionRate:
+            (raw.trials.trial_converted ?? 0) + (raw.trials.trial_ended ?? 0) === 0
+              ? null
+              : Math.round(
+                  ((raw.trials.trial_converted ?? 0) /
+                    ((raw.trials.trial_converted ?? 0) + (raw.trials.trial_ended ?? 0))) *
+                    10_000,
+                ) / 10_000,
+        },
+        mrrMovements: (() => {
+          const usd = (kind: string) => fromMinorUnits(raw.movementsMinor[kind] ?? 0, 'USD')
+          const moved = {
+            new: usd('new'),
+            expansion: usd('expansion'),
+            contraction: usd('contraction'),
+            churned: usd('churned'),
+            reactivated: usd('reactivated'),
+          }
+          const net =
+            Math.round(
+              (moved.new + moved.expansion + moved.reactivated - moved.contraction - moved.churned) * 100,
+            ) / 100
+          return { month: raw.month, ...moved, net }
+        })(),
+        promoRedemptions: raw.redemptions,
+        cancellationReasons: CANCEL_REASONS.map((reason) => ({
+          reason,
+          label: CANCEL_REASON_LABELS[reason],
+          cancelled: raw.reasons.find((row) => row.reason === reason && row.outcome === 'cancelled')?.n ?? 0,
+          kept: raw.reasons.find((row) => row.reason === reason && row.outcome === 'kept')?.n ?? 0,
+        })).filter((row) => row.cancelled + row.kept > 0),
       }
     },
   }

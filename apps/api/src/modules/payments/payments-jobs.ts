@@ -13,6 +13,8 @@ declare module '../../queue/job-runner' {
     'payments.close-other-rail': { paymentId: string }
     /** Access that ended here (a full refund) ends at Stripe too, so the member is not charged again. */
     'stripe.cancel-subscription': { stripeSubscriptionId: string }
+    /** A lifetime purchase: the member's renewing card plans stop renewing. */
+    'payments.stop-renewals': { userId: string }
   }
 }
 
@@ -25,8 +27,13 @@ const PROCESSOR_CALLS: QueuePolicy = {
 }
 
 export const PAYMENTS_QUEUES: QueuePolicies<
-  'payments.reconcile' | 'payments.sweep' | 'payments.close-other-rail' | 'stripe.cancel-subscription'
+  | 'payments.reconcile'
+  | 'payments.sweep'
+  | 'payments.close-other-rail'
+  | 'stripe.cancel-subscription'
+  | 'payments.stop-renewals'
 > = {
+  'payments.stop-renewals': PROCESSOR_CALLS,
   'payments.reconcile': { ...SWEEP_POLICY, expireInSeconds: 1800 },
   'payments.sweep': { ...SWEEP_POLICY, expireInSeconds: 3600 },
   'payments.close-other-rail': PROCESSOR_CALLS,
@@ -37,7 +44,7 @@ export async function registerPaymentsJobs(
   jobs: Pick<Jobs, 'work' | 'schedule'>,
   deps: {
     payments: Pick<PaymentsService, 'findById'>
-    card: Pick<CardCheckoutService, 'abandonOpenCheckout' | 'cancelStripeSubscription'>
+    card: Pick<CardCheckoutService, 'abandonOpenCheckout' | 'cancelStripeSubscription' | 'stopRenewals'>
     crypto: Pick<CryptoService, 'abandonOpenInvoice'>
     reconciliation: Reconciliation
   },
@@ -50,6 +57,9 @@ export async function registerPaymentsJobs(
       await deps.card.abandonOpenCheckout(payment.user_id, payment.plan_id, cryptoMessages.paidWithCrypto)
     else if (payment.provider === 'stripe')
       await deps.crypto.abandonOpenInvoice(payment.user_id, payment.plan_id)
+  })
+  await jobs.work('payments.stop-renewals', async (data) => {
+    await deps.card.stopRenewals(data.userId)
   })
   await jobs.work('stripe.cancel-subscription', async (data) => {
     await deps.card.cancelStripeSubscription(data.stripeSubscriptionId)

@@ -1,7 +1,15 @@
 import type { Transaction } from 'kysely'
+import { monthlyMinor, recordBillingMovement } from '../../db/rollups'
 import type { DB, PlanRow, SubscriptionRow } from '../../db/types'
 import { addMs, type Clock, DAY } from '../../lib/clock'
-import { cancellationEmail, cryptoRenewalReminderEmail, renewalFailedEmail } from '../../mail/billing-emails'
+import {
+  cancellationEmail,
+  cryptoRenewalReminderEmail,
+  renewalFailedEmail,
+  resumeReminderEmail,
+  trialEndingEmail,
+  upcomingRenewalEmail,
+} from '../../mail/billing-emails'
 import type { MailQueue } from '../../mail/mail-queue'
 import type { SubscriptionsRepository } from './subscriptions-repository'
 
@@ -39,6 +47,22 @@ export function createAccessService(deps: {
   onAccessChanged: readonly AccessListener[]
 }) {
   const { repo, clock } = deps
+
+  /** A card subscription's monthly amount, for the owner's MRR movements (USD plans only). */
+  async function mrrOf(planId: string, trx: Transaction<DB>): Promise<number> {
+    const plan = await deps.plans.findById(planId, trx)
+    return plan && plan.currency === 'USD' ? monthlyMinor(plan) : 0
+  }
+
+  /** A renewing card subscription stopped giving access: churn, or a trial that was never paid. */
+  async function lost(trx: Transaction<DB>, row: SubscriptionRow) {
+    if (row.provider !== 'stripe' || !row.stripe_subscription_id) return
+    const now = clock.now()
+    if (row.trial_ends_at && !(await repo.hasPaidPeriod(row.id, trx)))
+      await recordBillingMovement(trx, { kind: 'trial_ended', at: now })
+    else
+      await recordBillingMovement(trx, { kind: 'churned', at: now, mrrMinor: await mrrOf(row.plan_id, trx) })
+  }
 
   async function accessChanged(trx: Transaction<DB>, userId: string, key: string) {
     for (const listener of deps.onAccessChanged) await listener({ userId, key }, trx)
@@ -83,6 +107,12 @@ export function createAccessService(deps: {
     currentAccess: (userId: string, trx?: Transaction<DB>) => repo.currentAccess(userId, clock.now(), trx),
 
     findById: (id: string) => repo.findById(id),
+    /** The member's card subscriptions that still renew (a lifetime purchase stops them). */
+    renewingCardSubscriptions: (userId: string) => repo.renewingCard(userId, clock.now()),
+    /** The member's latest card subscription that is paused (or pausing), for Resume. */
+    findLatestPaused: (userId: string) => repo.findLatest(userId, { paused: true }),
+    /** The member's latest card subscription, whatever its state (a new card after access lapsed). */
+    findLatestCard: (userId: string) => repo.findLatest(userId, { paused: false }),
     findByStripeId: (stripeSubscriptionId: string, trx?: Transaction<DB>) =>
       repo.findByStripeId(stripeSubscriptionId, trx),
 
@@ -168,8 +198,45 @@ export function createAccessService(deps: {
         end: Date
         /** A trial's first period: when it ends. */
         trialEndsAt?: Date | null
+        /** What the invoice took (0 for a trial's start). */
+        amountPaidMinor?: number
       },
     ): Promise<SubscriptionRow> {
+      const now = clock.now()
+      const before = await repo.findByStripeId(period.stripeSubscriptionId, trx)
+      const paid = (period.amountPaidMinor ?? 0) > 0
+      if (!before) {
+        if (period.trialEndsAt) await recordBillingMovement(trx, { kind: 'trial_started', at: now })
+        else if (paid)
+          await recordBillingMovement(trx, {
+            kind: (await repo.hadOtherSubscription(period.userId, trx)) ? 'reactivated' : 'new',
+            at: now,
+            mrrMinor: await mrrOf(period.planId, trx),
+          })
+      } else if (paid) {
+        if (before.trial_ends_at && !(await repo.hasPaidPeriod(before.id, trx))) {
+          await recordBillingMovement(trx, { kind: 'trial_converted', at: now })
+          await recordBillingMovement(trx, {
+            kind: 'new',
+            at: now,
+            mrrMinor: await mrrOf(period.planId, trx),
+          })
+        } else if (before.status === 'expired' || before.status === 'cancelled') {
+          await recordBillingMovement(trx, {
+            kind: 'reactivated',
+            at: now,
+            mrrMinor: await mrrOf(period.planId, trx),
+          })
+        } else if (before.plan_id !== period.planId) {
+          const change = (await mrrOf(period.planId, trx)) - (await mrrOf(before.plan_id, trx))
+          if (change !== 0)
+            await recordBillingMovement(trx, {
+              kind: change > 0 ? 'expansion' : 'contraction',
+              at: now,
+              mrrMinor: Math.abs(change),
+            })
+        }
+      }
       const subscription = await repo.upsertStripe(
         {
           user_id: period.userId,
@@ -200,7 +267,10 @@ export function createAccessService(deps: {
     /** A full refund: the subscription the payment paid a period of ends now (undefined if already over). */
     async endPaidBy(trx: Transaction<DB>, paymentId: string): Promise<SubscriptionRow | undefined> {
       const ended = await repo.endPaidBy(paymentId, clock.now(), trx)
-      if (ended) await accessChanged(trx, ended.user_id, `refund:${paymentId}`)
+      if (ended) {
+        await lost(trx, ended)
+        await accessChanged(trx, ended.user_id, `refund:${paymentId}`)
+      }
       return ended
     },
 
@@ -209,7 +279,11 @@ export function createAccessService(deps: {
       const now = clock.now()
       return repo.transaction(async (trx) => {
         const ended = await repo.expireEnded(now, trx)
-        for (const row of ended) await accessChanged(trx, row.user_id, `expired:${row.id}`)
+        for (const row of ended) {
+          // A pause is not a loss: the member comes back at the resume date.
+          if (row.status === 'expired') await lost(trx, row)
+          await accessChanged(trx, row.user_id, `expired:${row.id}`)
+        }
         return ended.length
       })
     },
@@ -278,6 +352,7 @@ export function createAccessService(deps: {
             },
             trx,
           )
+          if (local.status === 'active' || local.status === 'past_due') await lost(trx, local)
           await accessChanged(trx, local.user_id, `stripe-ended:${local.id}`)
           return
         }
@@ -290,6 +365,153 @@ export function createAccessService(deps: {
           )
         }
       })
+    },
+
+    /** A downgrade waits for the renewal (a Stripe schedule); shown as "Switches to {plan} on {date}". */
+    scheduleChange: (id: string, change: { planId: string; at: Date; scheduleId: string }) =>
+      repo.update(id, {
+        scheduled_plan_id: change.planId,
+        scheduled_change_at: change.at,
+        stripe_schedule_id: change.scheduleId,
+        updated_at: clock.now(),
+      }),
+
+    clearScheduledChange: (id: string) =>
+      repo.update(id, {
+        scheduled_plan_id: null,
+        scheduled_change_at: null,
+        stripe_schedule_id: null,
+        updated_at: clock.now(),
+      }),
+
+    /** Paused: access until the end of the paid period, none from then until `resumesAt`. */
+    pause: (id: string, pause: { from: Date; resumesAt: Date }) =>
+      repo.update(id, { paused_at: pause.from, resumes_at: pause.resumesAt, updated_at: clock.now() }),
+
+    /** Resumed before its paid period ended: as if it had never paused. */
+    unpause: (id: string) => repo.update(id, { paused_at: null, resumes_at: null, updated_at: clock.now() }),
+
+    /** Free days an admin gives: access runs to `end` (the next charge moved there at Stripe). */
+    async extendTo(id: string, end: Date, key: string): Promise<SubscriptionRow | undefined> {
+      return repo.transaction(async (trx) => {
+        const updated = await repo.update(id, { end_date: end, updated_at: clock.now() }, trx)
+        if (updated) await accessChanged(trx, updated.user_id, `free-days:${key}`)
+        return updated
+      })
+    },
+
+    /** Why a member cancelled (or stayed, won by an offer): the owner's numbers read these. */
+    recordCancelReason: (entry: {
+      userId: string
+      subscriptionId: string | null
+      reason: string
+      detail: string | null
+      offer: 'code' | 'pause' | null
+      outcome: 'cancelled' | 'kept'
+    }) => repo.insertCancelReason(entry),
+
+    /** The owner's offer at cancel. */
+    billingSettings: () => repo.billingSettings(),
+    saveBillingSettings: (settings: { retentionPromoCodeId: string | null; retentionOffersPause: boolean }) =>
+      repo.saveBillingSettings(settings, clock.now()),
+
+    /** A paused member's plan resumes in three days: one reminder (the resume date is the key). */
+    async remindResumes(): Promise<number> {
+      const now = clock.now()
+      const due = await repo.listResumingBetween(now, addMs(now, 3 * DAY))
+      let sent = 0
+      for (const row of due) {
+        if (!row.resumes_at) continue
+        const resumesAt = new Date(row.resumes_at)
+        await repo.transaction(async (trx) => {
+          const context = await noticeContext(trx, row)
+          if (!context) return
+          await deps.mail.enqueue(
+            resumeReminderEmail({
+              to: context.user.email,
+              firstName: context.user.first_name,
+              planName: context.planName,
+              resumesAt,
+              appOrigin: deps.appOrigin,
+            }),
+            { trx, key: `resume-reminder:${row.id}:${resumesAt.valueOf()}` },
+          )
+        })
+        sent += 1
+      }
+      return sent
+    },
+
+    /** Stripe says a trial ends in three days: the member hears when and what will be charged. */
+    async trialEndsSoon(stripeSubscriptionId: string, trialEnd: Date, amountLabel: string): Promise<void> {
+      await repo.transaction(async (trx) => {
+        const local = await repo.findByStripeId(stripeSubscriptionId, trx)
+        if (!local) return
+        const context = await noticeContext(trx, local)
+        if (!context) return
+        await deps.mail.enqueue(
+          trialEndingEmail({
+            to: context.user.email,
+            firstName: context.user.first_name,
+            planName: context.planName,
+            trialEnd,
+            amountLabel,
+            appOrigin: deps.appOrigin,
+          }),
+          { trx, key: `trial-ending:${local.id}:${trialEnd.valueOf()}` },
+        )
+      })
+    },
+
+    /** A yearly member is charged in a week (Stripe's invoice.upcoming): one reminder per renewal. */
+    async renewalComingUp(stripeSubscriptionId: string, chargeAt: Date, amountLabel: string): Promise<void> {
+      await repo.transaction(async (trx) => {
+        const local = await repo.findByStripeId(stripeSubscriptionId, trx)
+        if (!local || local.cancel_at_period_end || local.resumes_at) return
+        const plan = await deps.plans.findById(local.plan_id, trx)
+        if (plan?.interval !== 'year') return
+        const context = await noticeContext(trx, local)
+        if (!context) return
+        await deps.mail.enqueue(
+          upcomingRenewalEmail({
+            to: context.user.email,
+            firstName: context.user.first_name,
+            planName: context.planName,
+            chargeAt,
+            amountLabel,
+            appOrigin: deps.appOrigin,
+          }),
+          { trx, key: `upcoming-renewal:${local.id}:${chargeAt.valueOf()}` },
+        )
+      })
+    },
+
+    /** During the grace after a failed renewal: one reminder on its last day (the grace end is the key). */
+    async remindGraceEnding(): Promise<number> {
+      const now = clock.now()
+      const due = await repo.listGraceEndingBetween(now, addMs(now, DAY))
+      let sent = 0
+      for (const row of due) {
+        if (!row.grace_until) continue
+        const graceUntil = new Date(row.grace_until)
+        await repo.transaction(async (trx) => {
+          const context = await noticeContext(trx, row)
+          if (!context) return
+          await deps.mail.enqueue(
+            renewalFailedEmail({
+              to: context.user.email,
+              firstName: context.user.first_name,
+              planName: context.planName,
+              graceUntil,
+              appOrigin: deps.appOrigin,
+              reminder: true,
+            }),
+            { trx, key: `grace-reminder:${row.id}:${graceUntil.valueOf()}` },
+          )
+        })
+        sent += 1
+      }
+      return sent
     },
 
     /** Daily: crypto-paid periods ending within three days get one reminder each (the end date is the key). */

@@ -225,6 +225,107 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
 
     insertPeriod,
 
+    renewingCard(userId: string, now: Date, trx: Executor = db) {
+      return trx
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('stripe_subscription_id', 'is not', null)
+        .where('cancel_at_period_end', '=', false)
+        .where('status', 'in', ['active', 'past_due'])
+        .where('end_date', '>', now)
+        .execute()
+    },
+
+    /** The member's newest card subscription (paused or pausing ones only, with `paused`). */
+    findLatest(userId: string, options: { paused: boolean }, trx: Executor = db) {
+      let query = trx
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('stripe_subscription_id', 'is not', null)
+        .where('status', 'in', ['active', 'past_due', 'paused'])
+      if (options.paused) query = query.where('resumes_at', 'is not', null)
+      return query.orderBy('created_at', 'desc').limit(1).executeTakeFirst()
+    },
+
+    /** Paused subscriptions resuming in the window. */
+    listResumingBetween(from: Date, to: Date, trx: Executor = db) {
+      return trx
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('resumes_at', '>', from)
+        .where('resumes_at', '<=', to)
+        .where('status', 'in', ['active', 'paused'])
+        .execute()
+    },
+
+    /** Past-due subscriptions whose grace ends in the window. */
+    listGraceEndingBetween(from: Date, to: Date, trx: Executor = db) {
+      return trx
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('status', '=', 'past_due')
+        .where('grace_until', '>', from)
+        .where('grace_until', '<=', to)
+        .execute()
+    },
+
+    insertCancelReason(
+      entry: {
+        userId: string
+        subscriptionId: string | null
+        reason: string
+        detail: string | null
+        offer: 'code' | 'pause' | null
+        outcome: 'cancelled' | 'kept'
+      },
+      trx: Executor = db,
+    ) {
+      return trx
+        .insertInto('cancellation_reasons')
+        .values({
+          user_id: entry.userId,
+          subscription_id: entry.subscriptionId,
+          reason: entry.reason,
+          detail: entry.detail,
+          offer: entry.offer,
+          outcome: entry.outcome,
+        })
+        .execute()
+    },
+
+    async billingSettings(trx: Executor = db) {
+      const row = await trx.selectFrom('billing_settings').selectAll().executeTakeFirst()
+      return {
+        retentionPromoCodeId: row?.retention_promo_code_id ?? null,
+        retentionOffersPause: row?.retention_offers_pause ?? false,
+      }
+    },
+
+    async saveBillingSettings(
+      settings: { retentionPromoCodeId: string | null; retentionOffersPause: boolean },
+      at: Date,
+      trx: Executor = db,
+    ) {
+      await trx
+        .insertInto('billing_settings')
+        .values({
+          id: true,
+          retention_promo_code_id: settings.retentionPromoCodeId,
+          retention_offers_pause: settings.retentionOffersPause,
+          updated_at: at,
+        })
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet({
+            retention_promo_code_id: settings.retentionPromoCodeId,
+            retention_offers_pause: settings.retentionOffersPause,
+            updated_at: at,
+          }),
+        )
+        .execute()
+    },
+
     /** Crypto-paid periods ending soon whose reminder for this end date was not sent yet. */
     listCryptoEndingBetween(from: Date, to: Date, trx: Executor = db) {
       return trx
@@ -245,19 +346,50 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         .execute()
     },
 
-    /** Active subscriptions past their end, and past-due ones past their grace: access is over. */
+    /**
+     * Active subscriptions past their end, and past-due ones past their grace: access is over. One
+     * paused from its end waits for its resume date as 'paused'.
+     */
     expireEnded(now: Date, trx: Executor = db) {
       return trx
         .updateTable('subscriptions')
-        .set({ status: 'expired', ended_at: now, updated_at: now })
+        .set({
+          status: sql`case when resumes_at > ${now} then 'paused' else 'expired' end`,
+          ended_at: sql`case when resumes_at > ${now} then null else ${now}::timestamptz end`,
+          updated_at: now,
+        })
         .where((eb) =>
           eb.or([
             eb.and([eb('status', '=', 'active'), eb('end_date', 'is not', null), eb('end_date', '<=', now)]),
             eb.and([eb('status', '=', 'past_due'), eb('grace_until', '<=', now)]),
           ]),
         )
-        .returning(['id', 'user_id'])
+        .returningAll()
         .execute()
+    },
+
+    /** Whether any period of this subscription was paid with money (a trial's start is not). */
+    async hasPaidPeriod(subscriptionId: string, trx: Executor = db): Promise<boolean> {
+      const row = await trx
+        .selectFrom('subscription_periods')
+        .innerJoin('payments', 'payments.id', 'subscription_periods.payment_id')
+        .select('subscription_periods.id')
+        .where('subscription_periods.subscription_id', '=', subscriptionId)
+        .where('payments.amount_minor', '>', 0)
+        .limit(1)
+        .executeTakeFirst()
+      return Boolean(row)
+    },
+
+    /** Whether the member had a subscription before (a new one is then a comeback). */
+    async hadOtherSubscription(userId: string, trx: Executor = db): Promise<boolean> {
+      const row = await trx
+        .selectFrom('subscriptions')
+        .select('id')
+        .where('user_id', '=', userId)
+        .limit(1)
+        .executeTakeFirst()
+      return Boolean(row)
     },
 
     /**

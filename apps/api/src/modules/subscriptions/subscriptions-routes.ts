@@ -1,5 +1,6 @@
 import {
   AccessStatusSchema,
+  CancelRequestSchema,
   CancelResultSchema,
   CreateIntentSchema,
   PageQuerySchema,
@@ -76,14 +77,15 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags,
         security,
-        summary: 'Stop renewing; access lasts until the end date',
+        summary: 'Stop renewing; access lasts until the end date. The reason, when given, goes to the owner',
         params: IdParams,
+        body: CancelRequestSchema.optional(),
         response: { 200: envelope(CancelResultSchema) },
       },
     },
     async (request) =>
       ok(
-        await subscriptions.cancel(authOf(request).user, request.params.id),
+        await subscriptions.cancel(authOf(request).user, request.params.id, request.body),
         'Your plan will not renew. You keep access until the end of the period.',
       ),
   )

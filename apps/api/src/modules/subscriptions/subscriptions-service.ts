@@ -1,4 +1,4 @@
-import type { AccessStatus, PaymentIntent } from '@edgeclub/shared'
+import type { AccessStatus, CancelRequest, PaymentIntent } from '@edgeclub/shared'
 import type { UserRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
 import { badRequest, notFound } from '../../lib/errors'
@@ -22,7 +22,7 @@ export interface CardBilling {
  */
 export function createSubscriptionsService(deps: {
   repo: Pick<SubscriptionsRepository, 'accessOrLatest' | 'list' | 'findById'>
-  access: Pick<AccessService, 'stopRenewal' | 'resumeRenewal'>
+  access: Pick<AccessService, 'stopRenewal' | 'resumeRenewal' | 'recordCancelReason'>
   plans: { findById(id: string): Promise<{ id: string; currency: string } | undefined> }
   card: CardBilling
   clock: Clock
@@ -67,7 +67,7 @@ export function createSubscriptionsService(deps: {
     },
 
     /** PUT /subscriptions/{id}/cancel: stops renewal; access lasts until the end of the paid period. */
-    async cancel(user: UserRow, subscriptionId: string) {
+    async cancel(user: UserRow, subscriptionId: string, why?: CancelRequest) {
       const row = await ownOrThrow(user.id, subscriptionId)
       if (!row.end_date) throw badRequest('Lifetime access does not renew, so there is nothing to cancel')
       if (row.status !== 'active' && row.status !== 'past_due')
@@ -77,6 +77,15 @@ export function createSubscriptionsService(deps: {
       await deps.card.setRenewal(row, false)
       // Stripe's event about this change may land first; whichever marks the row sends the notice.
       const marked = await deps.access.stopRenewal(row.id)
+      if (why?.reason)
+        await deps.access.recordCancelReason({
+          userId: user.id,
+          subscriptionId: row.id,
+          reason: why.reason,
+          detail: why.detail ?? null,
+          offer: null,
+          outcome: 'cancelled',
+        })
       const fresh = marked ?? (await repo.findById(row.id))
       return {
         cancelAtPeriodEnd: fresh?.cancel_at_period_end ?? true,

@@ -39,7 +39,7 @@ export function createCardCheckoutService(deps: {
   catalog: StripeCatalog | undefined
   payments: PaymentsRepository
   ledger: PaymentsService
-  access: Pick<AccessService, 'currentAccess'>
+  access: Pick<AccessService, 'currentAccess' | 'renewingCardSubscriptions' | 'stopRenewal'>
   plans: Pick<PlansService, 'onSaleOrThrow' | 'findById'>
   accounts: Pick<AccountsService, 'setStripeCustomer'>
   fulfilment: Fulfilment
@@ -99,7 +99,7 @@ export function createCardCheckoutService(deps: {
       if (payment.stripe_invoice_id) {
         const invoice = await stripe.invoices.retrieve(payment.stripe_invoice_id, { expand: ['payments'] })
         if (invoice.status !== 'paid') return 'open'
-        const paid = toPaidInvoice(invoice, idOf(intent.latest_charge))
+        const paid = await deps.catalog!.paidInvoice(invoice, idOf(intent.latest_charge))
         return paid ? deps.fulfilment.fulfilInvoice(paid) : 'unknown'
       }
       return deps.fulfilment.fulfilIntent({
@@ -402,7 +402,7 @@ export function createCardCheckoutService(deps: {
   async function settleInvoiceOf(row: PaymentRow) {
     if (!row.stripe_invoice_id) return
     const invoice = await stripeOrThrow().invoices.retrieve(row.stripe_invoice_id, { expand: ['payments'] })
-    const paid = invoice.status === 'paid' ? toPaidInvoice(invoice, null) : undefined
+    const paid = invoice.status === 'paid' ? await deps.catalog!.paidInvoice(invoice, null) : undefined
     if (paid) await deps.fulfilment.fulfilInvoice(paid)
   }
 
@@ -514,6 +514,50 @@ export function createCardCheckoutService(deps: {
   return {
     syncIntent,
     ensureCustomer,
+
+    /**
+     * An invoice a plan change (or a resume) raised: recorded as a payment of the new plan, so the
+     * member's card form can confirm it (POST /payments/confirm) and Payment History shows it; a paid
+     * one is fulfilled at once.
+     */
+    async recordInvoice(
+      user: UserRow,
+      plan: PlanRow,
+      subscriptionId: string,
+      outcome: {
+        invoiceId: string | null
+        paid: boolean
+        amountDueMinor: number
+        paymentIntentId: string | null
+        clientSecret: string | null
+      },
+      kind: 'upgrade' | 'renewal',
+    ): Promise<void> {
+      if (!outcome.invoiceId) return
+      await payments.insertForInvoiceIfMissing({
+        user_id: user.id,
+        plan_id: plan.id,
+        kind,
+        provider: 'stripe',
+        status: 'pending',
+        amount_minor: outcome.amountDueMinor,
+        currency: plan.currency,
+        stripe_invoice_id: outcome.invoiceId,
+        stripe_subscription_id: subscriptionId,
+        stripe_payment_intent_id: outcome.paymentIntentId,
+        stripe_client_secret: outcome.clientSecret,
+      })
+      const row = await payments.findByInvoice(outcome.invoiceId)
+      if (outcome.paid && row) await settleInvoiceOf(row)
+    },
+
+    /** After a lifetime purchase: the member's renewing card plans stop renewing (their access is for ever). */
+    async stopRenewals(userId: string): Promise<void> {
+      for (const row of await deps.access.renewingCardSubscriptions(userId)) {
+        await this.setRenewal(row, false)
+        await deps.access.stopRenewal(row.id)
+      }
+    },
     configured: () => Boolean(deps.stripe),
 
     /**

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type Stripe from 'stripe'
 import type { DB, PlanRow } from '../../../db/types'
+import type { PaidInvoice } from '../common/fulfilment'
+import { invoicePriceId, toPaidInvoice } from './stripe-objects'
 
 /**
  * Each plan has a Stripe product and a price matching its amount, currency and interval. A changed
@@ -29,7 +31,31 @@ export function createStripeCatalog(deps: { db: Kysely<DB>; stripe: Stripe }) {
     )
   }
 
+  /** The plan a Stripe price belongs to: ours, or a retired one (its metadata names the plan). */
+  async function planOfPrice(priceId: string): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('plans')
+      .select('id')
+      .where('stripe_price_id', '=', priceId)
+      .executeTakeFirst()
+    if (row) return row.id
+    const price = await stripe.prices.retrieve(priceId).catch(() => undefined)
+    return price?.metadata?.planId || undefined
+  }
+
   return {
+    /**
+     * A paid subscription invoice as fulfilment reads it, with the plan it bills taken from its price
+     * (an upgrade, or a downgrade reaching its renewal, bills another plan than the one it started with).
+     */
+    async paidInvoice(invoice: Stripe.Invoice, chargeId: string | null): Promise<PaidInvoice | undefined> {
+      const paid = toPaidInvoice(invoice, chargeId)
+      if (!paid) return undefined
+      const priceId = invoicePriceId(invoice)
+      const planId = priceId ? await planOfPrice(priceId) : undefined
+      return planId ? { ...paid, planId } : paid
+    },
+
     /** The plan's Stripe product (made with its price when needed): what a coupon applies to. */
     async ensureProduct(plan: PlanRow): Promise<string> {
       await this.ensurePrice(plan)

@@ -19,6 +19,20 @@ export function invoicePaymentIntentId(invoice: Stripe.Invoice): string | null {
   return null
 }
 
+/**
+ * The price a subscription invoice bills: its full-period line (a renewal, a new cycle), else its
+ * largest prorated line (a same-interval upgrade). The plan of that price is the plan now paid for.
+ */
+export function invoicePriceId(invoice: Stripe.Invoice): string | null {
+  const lines = invoice.lines.data.filter((line) => line.pricing?.price_details?.price)
+  const full = lines.filter((line) => !line.parent?.subscription_item_details?.proration)
+  const pick = (full.length > 0 ? full : lines).reduce<Stripe.InvoiceLineItem | undefined>(
+    (best, line) => (!best || line.amount > best.amount ? line : best),
+    undefined,
+  )
+  return idOf(pick?.pricing?.price_details?.price ?? null)
+}
+
 export function toPaidInvoice(invoice: Stripe.Invoice, chargeId: string | null): PaidInvoice | undefined {
   const subscriptionId = invoiceSubscriptionId(invoice)
   if (!invoice.id || !subscriptionId) return undefined

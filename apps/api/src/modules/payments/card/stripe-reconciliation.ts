@@ -7,6 +7,7 @@ import type { Fulfilment } from '../common/fulfilment'
 import type { PaymentsRepository } from '../common/payments-repository'
 import { RECONCILE_AFTER, type ReconciliationSource, type SweepFinding } from '../common/reconciliation'
 import type { CardCheckoutService } from './card-checkout-service'
+import type { StripeCatalog } from './stripe-catalog'
 import { idOf, invoiceSubscriptionId, toPaidInvoice } from './stripe-objects'
 
 /** Payment states that already hold what they paid for. */
@@ -21,6 +22,7 @@ const SETTLED = new Set(['completed', 'refunded', 'partially_refunded'])
  */
 export function createStripeReconciliation(deps: {
   stripe: Stripe
+  catalog: Pick<StripeCatalog, 'paidInvoice'>
   payments: PaymentsRepository
   checkout: CardCheckoutService
   fulfilment: Fulfilment
@@ -43,7 +45,7 @@ export function createStripeReconciliation(deps: {
       const full = await stripe.invoices.retrieve(invoice.id, { expand: ['payments'] })
       const intentId = toPaidInvoice(full, null)?.paymentIntentId
       const chargeId = intentId ? idOf((await stripe.paymentIntents.retrieve(intentId)).latest_charge) : null
-      const paid = toPaidInvoice(full, chargeId)
+      const paid = await deps.catalog.paidInvoice(full, chargeId)
       const outcome = paid ? await deps.fulfilment.fulfilInvoice(paid) : 'unknown'
       if (outcome === 'already') continue
       findings.push({

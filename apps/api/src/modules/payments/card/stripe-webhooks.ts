@@ -1,3 +1,4 @@
+import { formatMoney, fromMinorUnits } from '@edgeclub/shared'
 import type Stripe from 'stripe'
 import type { Clock } from '../../../lib/clock'
 import type { AccessService } from '../../subscriptions/access-service'
@@ -5,6 +6,7 @@ import type { Fulfilment } from '../common/fulfilment'
 import type { PaymentsRepository } from '../common/payments-repository'
 import type { PaymentsService } from '../common/payments-service'
 import type { CardCheckoutService } from './card-checkout-service'
+import type { StripeCatalog } from './stripe-catalog'
 import { idOf, invoicePaymentIntentId, invoiceSubscriptionId, toPaidInvoice } from './stripe-objects'
 
 /**
@@ -14,10 +16,14 @@ import { idOf, invoicePaymentIntentId, invoiceSubscriptionId, toPaidInvoice } fr
  */
 export function createStripeWebhooks(deps: {
   stripe: Stripe
+  catalog: Pick<StripeCatalog, 'paidInvoice'>
   payments: PaymentsRepository
   ledger: PaymentsService
   card: CardCheckoutService
-  access: Pick<AccessService, 'findByStripeId' | 'renewalFailed' | 'applyStripeState'>
+  access: Pick<
+    AccessService,
+    'findByStripeId' | 'renewalFailed' | 'applyStripeState' | 'trialEndsSoon' | 'renewalComingUp'
+  >
   fulfilment: Fulfilment
   clock: Clock
 }) {
@@ -37,7 +43,7 @@ export function createStripeWebhooks(deps: {
     if (invoice.status !== 'paid' || !invoiceSubscriptionId(invoice)) return
     const intentId = toPaidInvoice(invoice, null)?.paymentIntentId
     const chargeId = intentId ? idOf((await stripe.paymentIntents.retrieve(intentId)).latest_charge) : null
-    const paid = toPaidInvoice(invoice, chargeId)
+    const paid = await deps.catalog.paidInvoice(invoice, chargeId)
     if (paid) await deps.fulfilment.fulfilInvoice(paid)
   }
 
@@ -101,7 +107,33 @@ export function createStripeWebhooks(deps: {
     })
   }
 
+  const money = (minor: number, currency: string) =>
+    formatMoney(fromMinorUnits(minor, currency.toUpperCase()), currency.toUpperCase())
+
+  /** Three days before a trial ends: the member hears when the first charge falls, and how much. */
+  async function onTrialWillEnd(fromEvent: Stripe.Subscription) {
+    if (!fromEvent.trial_end) return
+    const item = fromEvent.items.data[0]
+    const label =
+      item?.price.unit_amount != null ? money(item.price.unit_amount, item.price.currency) : 'the plan price'
+    await deps.access.trialEndsSoon(fromEvent.id, new Date(fromEvent.trial_end * 1000), label)
+  }
+
+  /** A renewal is coming (Stripe's invoice.upcoming): yearly members hear a week ahead. */
+  async function onInvoiceUpcoming(invoice: Stripe.Invoice) {
+    const subscriptionId = invoiceSubscriptionId(invoice)
+    if (!subscriptionId) return
+    const at = invoice.next_payment_attempt ?? invoice.period_end
+    await deps.access.renewalComingUp(
+      subscriptionId,
+      new Date(at * 1000),
+      money(invoice.amount_due, invoice.currency),
+    )
+  }
+
   const handlers: Partial<Record<string, (object: never) => Promise<void>>> = {
+    'customer.subscription.trial_will_end': onTrialWillEnd,
+    'invoice.upcoming': onInvoiceUpcoming,
     'payment_intent.succeeded': onPaymentIntent,
     'payment_intent.payment_failed': onPaymentIntent,
     'payment_intent.canceled': onPaymentIntent,

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely'
 import type { DB, PaymentRow, PlanRow } from '../../../db/types'
 import type { Clock } from '../../../lib/clock'
 import type { AccessService } from '../../subscriptions/access-service'
+import { periodEndOf } from '../../subscriptions/periods'
 import type { PaymentsRepository } from './payments-repository'
 
 /**
@@ -36,28 +37,14 @@ export interface PaidInvoice {
   periodEnd: Date
   /** From the Stripe subscription's metadata, for invoices we have no row for yet. */
   userId: string | undefined
+  /** The plan the invoice bills (from its price; the subscription's metadata when that is unknown). */
   planId: string | undefined
   paymentIntentId: string | null
   chargeId: string | null
 }
 
-/** The end of one paid period of a plan that starts at `start` (calendar months and years). */
-export function periodEnd(start: Date, plan: Pick<PlanRow, 'interval' | 'interval_count'>): Date | null {
-  const end = new Date(start)
-  switch (plan.interval) {
-    case 'lifetime':
-      return null
-    case 'week':
-      end.setUTCDate(end.getUTCDate() + 7 * plan.interval_count)
-      return end
-    case 'month':
-      end.setUTCMonth(end.getUTCMonth() + plan.interval_count)
-      return end
-    case 'year':
-      end.setUTCFullYear(end.getUTCFullYear() + plan.interval_count)
-      return end
-  }
-}
+/** The end of one paid period of a plan (modules/subscriptions/periods.ts). */
+export const periodEnd = periodEndOf
 
 export interface FulfilmentEffects {
   /** Inside the fulfilment's transaction: records what follows a completed payment (the outbox). */
@@ -157,7 +144,7 @@ export function createFulfilment(deps: {
           // A renewal we learn of from Stripe: record it, once, whoever gets here first.
           const local = await access.findByStripeId(invoice.subscriptionId, trx)
           const userId = local?.user_id ?? invoice.userId
-          const planId = local?.plan_id ?? invoice.planId
+          const planId = invoice.planId ?? local?.plan_id
           if (!userId || !planId) return { outcome: 'unknown' as const }
           await payments.insertForInvoiceIfMissing(
             {
@@ -200,6 +187,7 @@ export function createFulfilment(deps: {
           // The subscription's plan now (a plan change updates it at Stripe), else the payment's.
           planId: invoice.planId ?? payment.plan_id ?? '',
           trialEndsAt: invoice.trialEndsAt,
+          amountPaidMinor: invoice.amountPaid,
           stripeSubscriptionId: invoice.subscriptionId,
           paymentId: payment.id,
           start: invoice.periodStart,

@@ -43,6 +43,13 @@ export function createPaymentEffects(deps: {
           { trx, key: `receipt:${payment.id}` },
         )
       }
+      // Lifetime is for ever: a renewing card plan the member had stops renewing.
+      if (payment.kind === 'lifetime')
+        await deps.jobs.enqueue(
+          'payments.stop-renewals',
+          { userId: payment.user_id },
+          { trx, key: `lifetime-stops-renewals:${payment.id}` },
+        )
       if (payment.kind !== 'tip' && payment.plan_id)
         await deps.jobs.enqueue(
           'payments.close-other-rail',

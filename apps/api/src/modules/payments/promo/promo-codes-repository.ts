@@ -113,7 +113,7 @@ export function createPromoCodesRepository(db: Kysely<DB>) {
     },
 
     /** Holds (or moves) the member's redemption to this checkout. */
-    hold(codeId: string, userId: string, paymentId: string, trx: Executor = db) {
+    hold(codeId: string, userId: string, paymentId: string | null, trx: Executor = db) {
       return trx
         .insertInto('promo_redemptions')
         .values({ promo_code_id: codeId, user_id: userId, payment_id: paymentId, status: 'held' })
@@ -133,6 +133,15 @@ export function createPromoCodesRepository(db: Kysely<DB>) {
         .set({ status: 'redeemed', redeemed_at: at })
         .where('payment_id', '=', paymentId)
         .where('status', '=', 'held')
+        .execute()
+    },
+
+    redeemMember(codeId: string, userId: string, at: Date, trx: Executor = db) {
+      return trx
+        .updateTable('promo_redemptions')
+        .set({ status: 'redeemed', redeemed_at: at })
+        .where('promo_code_id', '=', codeId)
+        .where('user_id', '=', userId)
         .execute()
     },
 

@@ -221,6 +221,25 @@ export function createPromoCodesService(deps: {
       return (await repo.findById(promoId))?.stripe_promotion_code_id ?? null
     },
 
+    /** The owner's retention code, if this member may still have it on this plan. */
+    async retentionCode(user: UserRow, promoId: string, plan: PlanRow) {
+      const row = await repo.findById(promoId)
+      if (!row || (await refusal(row, user, plan))) return undefined
+      return {
+        code: row.code,
+        description: describePromo(row),
+        stripePromotionCodeId: row.stripe_promotion_code_id,
+      }
+    },
+
+    /** A retention code a member accepted is theirs, used (once per member, like any code). */
+    async redeemForRetention(user: UserRow, promoId: string) {
+      await repo.transaction(async (trx) => {
+        await repo.hold(promoId, user.id, null, trx)
+        await repo.redeemMember(promoId, user.id, clock.now(), trx)
+      })
+    },
+
     /** GET /promo-codes/:code?planId=: the first payment with the code. */
     async quote(user: UserRow, code: string, planId: string): Promise<PromoQuote> {
       const plan = isUuid(planId) ? await deps.plans.findById(planId) : undefined
