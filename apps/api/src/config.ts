@@ -91,6 +91,9 @@ const EnvSchema = z.object({
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_API_BASE: optionalUrl,
   STRIPE_JS_URL: optionalUrl,
+  STRIPE_TEST_CLOCKS: optionalString.pipe(
+    z.enum(['true', 'false'], 'STRIPE_TEST_CLOCKS must be true or false').optional(),
+  ),
   DISCORD_BOT_TOKEN: optionalString,
   DISCORD_GUILD_ID: optionalString,
   DISCORD_INVITE_CHANNEL_ID: optionalString,
@@ -157,6 +160,8 @@ export interface Config {
     webhookSecret: string | undefined
     apiBase: string | undefined
     jsUrl: string | undefined
+    /** Each new Stripe customer on a test clock of its own (test mode only: tests and the demo move it). */
+    testClocks: boolean
   }
   discord: {
     botToken: string | undefined
@@ -267,6 +272,8 @@ export function loadConfig(
     problems.push('JWT_SECRET is required when NODE_ENV=production')
   if (e.NODE_ENV === 'production' && e.STRIPE_JS_URL)
     problems.push('STRIPE_JS_URL must not be set in production')
+  if (e.NODE_ENV === 'production' && e.STRIPE_TEST_CLOCKS === 'true')
+    problems.push('STRIPE_TEST_CLOCKS must not be set in production')
   if (Boolean(e.ADMIN_EMAIL) !== Boolean(e.ADMIN_PASSWORD))
     problems.push('ADMIN_EMAIL and ADMIN_PASSWORD must be set together')
   if (Boolean(e.DISCORD_CLIENT_ID) !== Boolean(e.DISCORD_CLIENT_SECRET))
@@ -305,6 +312,7 @@ export function loadConfig(
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
       apiBase: e.STRIPE_API_BASE,
       jsUrl: e.STRIPE_JS_URL,
+      testClocks: e.STRIPE_TEST_CLOCKS === 'true',
     },
     discord: {
       botToken: e.DISCORD_BOT_TOKEN,

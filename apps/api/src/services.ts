@@ -143,6 +143,7 @@ export function createServices(infra: Infrastructure) {
     promos,
     trials: createTrialClaims({ transaction, payments: paymentsRepo, accounts }),
     transaction,
+    testClocks: config.stripe.testClocks,
     catalog,
     payments: paymentsRepo,
     ledger: payments,

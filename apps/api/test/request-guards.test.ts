@@ -129,18 +129,56 @@ describe('request guards', () => {
       'GET /discord/api/payments/history': {
         query: { ...page, sortBy: 'createdAt', provider: 'stripe' },
       },
-      'POST /discord/api/payments/create-intent': { body: { planId: plan.id, currency: 'USD' } },
-      'POST /discord/api/payments/confirm': { body: { paymentIntentId: 'pi_123' } },
+      'POST /discord/api/payments/create-intent': {
+        body: { planId: plan.id, currency: 'USD', promoCode: 'SPRING' },
+      },
+      'POST /discord/api/payments/confirm': {
+        body: { paymentIntentId: 'pi_123' },
+        variants: [{ body: { setupIntentId: 'seti_123' } }],
+      },
       'POST /discord/api/payments/retry/{id}': { path: id },
-      'POST /discord/api/subscriptions/create': { body: { planId: plan.id, currency: 'USD' } },
+      'POST /discord/api/subscriptions/create': {
+        body: { planId: plan.id, currency: 'USD', promoCode: 'SPRING' },
+      },
       'GET /discord/api/subscriptions/history': { query: { ...page, sortBy: 'createdAt' } },
-      'PUT /discord/api/subscriptions/{id}/cancel': { path: id },
+      'PUT /discord/api/subscriptions/{id}/cancel': {
+        path: id,
+        body: { reason: 'other', detail: 'Taking\na break' },
+      },
+      'GET /discord/api/subscriptions/change-plan/preview': { query: { planId: plan.id } },
+      'POST /discord/api/subscriptions/change-plan': {
+        body: { planId: plan.id, prorationDate: new Date().toISOString() },
+      },
+      'POST /discord/api/subscriptions/payment-method/confirm': { body: { setupIntentId: 'seti_123' } },
+      'POST /discord/api/subscriptions/retention/accept': {
+        body: { offer: 'pause', periods: 1, reason: 'temporary', detail: 'Back\nsoon' },
+      },
+      'POST /discord/api/admin/users/{id}/pause': { path: { id: member.user.id }, body: { periods: 1 } },
+      'POST /discord/api/admin/users/{id}/free-days': { path: { id: member.user.id }, body: { days: 3 } },
+      'PUT /discord/api/admin/billing-settings': {
+        body: { retentionPromoCodeId: plan.id, retentionOffersPause: true },
+      },
+      'GET /discord/api/promo-codes/{code}': { path: { code: 'SPRING' }, query: { planId: plan.id } },
+      'POST /discord/api/admin/promo-codes': {
+        body: {
+          code: 'SPRING',
+          amountOff: 5,
+          currency: 'USD',
+          duration: 'repeating',
+          durationInMonths: 2,
+          audience: 'new',
+          planIds: [plan.id],
+          expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+          maxRedemptions: 10,
+        },
+      },
+      'POST /discord/api/admin/promo-codes/{id}/deactivate': { path: { id: plan.id } },
       'POST /discord/api/subscriptions/{id}/renew': { path: id },
       'POST /discord/api/tips/create': {
         body: { amount: 5, currency: 'USD', message: 'Thanks!\nGreat pick' },
       },
       'GET /discord/api/tips/status/{id}': { path: id },
-      'POST /discord/api/payments/create-crypto': { body: { planId: plan.id } },
+      'POST /discord/api/payments/create-crypto': { body: { planId: plan.id, promoCode: 'SPRING' } },
       'POST /discord/api/admin/users/kick': { body: { userId: member.user.id, reason: 'Spam' } },
       'POST /discord/api/admin/users/ban': { body: { userId: member.user.id, reason: 'Spam' } },
       'POST /discord/api/admin/users/unban': { body: { userId: member.user.id, reason: 'Appeal' } },

@@ -24,10 +24,13 @@ export interface BillingHarness {
 
 export interface BillingHarnessOptions extends TestAppOptions {
   crypto?: boolean
+  /** Wire the emulator's Discord too (member role sync). */
+  discord?: boolean
 }
 
 export async function createBillingHarness({
   crypto = false,
+  discord = false,
   ...options
 }: BillingHarnessOptions = {}): Promise<BillingHarness> {
   const emulator = await startEmulator({
@@ -45,6 +48,16 @@ export async function createBillingHarness({
       STRIPE_WEBHOOK_SECRET: emulator.stripe.webhookSecret,
       STRIPE_API_BASE: emulator.url,
       SMTP_URL: smtp.url,
+      ...(discord
+        ? {
+            DISCORD_BOT_TOKEN: emulator.discord.config.botToken,
+            DISCORD_GUILD_ID: emulator.discord.config.guildId,
+            DISCORD_INVITE_CHANNEL_ID: emulator.discord.config.inviteChannelId,
+            DISCORD_MEMBER_ROLE_ID: emulator.discord.config.memberRoleId,
+            DISCORD_ANNOUNCE_CHANNEL_ID: emulator.discord.config.announceChannelId,
+            DISCORD_API_BASE: `${emulator.url}/discord/api`,
+          }
+        : {}),
       ...(crypto
         ? {
             BTCPAY_URL: `${emulator.url}/btcpay`,

@@ -70,6 +70,7 @@ export function createPlansAdminService(deps: {
     ...(input.isPopular !== undefined ? { is_popular: input.isPopular } : {}),
     ...(input.sortOrder !== undefined ? { sort_order: input.sortOrder } : {}),
     ...(input.isActive !== undefined ? { is_active: input.isActive } : {}),
+    ...(input.trialDays !== undefined ? { trial_days: input.trialDays } : {}),
   })
 
   return {
@@ -103,6 +104,7 @@ export function createPlansAdminService(deps: {
         is_popular: input.isPopular,
         sort_order: input.sortOrder,
         is_active: input.isActive,
+        trial_days: input.interval === 'lifetime' ? 0 : input.trialDays,
       })
       return changed(row)
     },
@@ -118,6 +120,10 @@ export function createPlansAdminService(deps: {
         input.intervalCount ?? plan.interval_count,
       )
       if (problem) throw badRequest(problem, [{ field: 'intervalCount', message: problem }])
+      if ((input.interval ?? plan.interval) === 'lifetime' && (input.trialDays ?? 0) > 0)
+        throw badRequest('A lifetime plan has no trial', [
+          { field: 'trialDays', message: 'A lifetime plan has no trial' },
+        ])
       const row = await repo.update(id, { ...columns(input, plan.currency), updated_at: deps.clock.now() })
       return changed(row ?? plan)
     },

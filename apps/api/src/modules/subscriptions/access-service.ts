@@ -408,7 +408,7 @@ export function createAccessService(deps: {
       detail: string | null
       offer: 'code' | 'pause' | null
       outcome: 'cancelled' | 'kept'
-    }) => repo.insertCancelReason(entry),
+    }) => repo.insertCancelReason({ ...entry, at: clock.now() }),
 
     /** The owner's offer at cancel. */
     billingSettings: () => repo.billingSettings(),

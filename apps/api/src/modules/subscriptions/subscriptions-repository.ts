@@ -279,12 +279,14 @@ export function createSubscriptionsRepository(db: Kysely<DB>) {
         detail: string | null
         offer: 'code' | 'pause' | null
         outcome: 'cancelled' | 'kept'
+        at: Date
       },
       trx: Executor = db,
     ) {
       return trx
         .insertInto('cancellation_reasons')
         .values({
+          created_at: entry.at,
           user_id: entry.userId,
           subscription_id: entry.subscriptionId,
           reason: entry.reason,

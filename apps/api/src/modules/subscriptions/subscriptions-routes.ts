@@ -79,13 +79,13 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{
         security,
         summary: 'Stop renewing; access lasts until the end date. The reason, when given, goes to the owner',
         params: IdParams,
-        body: CancelRequestSchema.optional(),
+        body: CancelRequestSchema.nullish(),
         response: { 200: envelope(CancelResultSchema) },
       },
     },
     async (request) =>
       ok(
-        await subscriptions.cancel(authOf(request).user, request.params.id, request.body),
+        await subscriptions.cancel(authOf(request).user, request.params.id, request.body ?? undefined),
         'Your plan will not renew. You keep access until the end of the period.',
       ),
   )

@@ -36,6 +36,8 @@ export function createCardCheckoutService(deps: {
   /** One free trial per member and per card: true when this member and card may have one now. */
   trials: { claim(userId: string, fingerprint: string): Promise<boolean> }
   transaction: TransactionRunner
+  /** Test mode: new customers on their own Stripe test clock (config STRIPE_TEST_CLOCKS). */
+  testClocks?: boolean
   catalog: StripeCatalog | undefined
   payments: PaymentsRepository
   ledger: PaymentsService
@@ -55,11 +57,21 @@ export function createCardCheckoutService(deps: {
 
   async function ensureCustomer(user: UserRow): Promise<string> {
     if (user.stripe_customer_id) return user.stripe_customer_id
-    const customer = await stripeOrThrow().customers.create(
+    const stripe = stripeOrThrow()
+    // In test mode with STRIPE_TEST_CLOCKS, each member lives on a test clock of their own: tests and
+    // the demo move a member's time forward the way Stripe does, never by editing dates.
+    const testClock = deps.testClocks
+      ? await stripe.testHelpers.testClocks.create(
+          { frozen_time: Math.floor(clock.now().valueOf() / 1000), name: `member ${user.id}` },
+          { idempotencyKey: `test-clock-${user.id}` },
+        )
+      : undefined
+    const customer = await stripe.customers.create(
       {
         email: user.email,
         name: `${user.first_name} ${user.last_name}`.trim(),
         metadata: { userId: user.id },
+        ...(testClock ? { test_clock: testClock.id } : {}),
       },
       { idempotencyKey: `customer-${user.id}` },
     )
