@@ -65,6 +65,8 @@ export interface BuildOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/
+/** How long a closing server waits for requests in flight (the process gives up at 20 s: server.ts). */
+const DRAIN_MS = 10_000
 
 function logger(config: Config, stream: NodeJS.WritableStream | undefined) {
   return {
@@ -134,6 +136,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let closing = false
   app.addHook('preClose', async () => {
     closing = true
+    // Requests in flight get this long to finish; then what is left (a client that sent half a request
+    // and went quiet) is cut, so the close goes on to stop the jobs and the database cleanly.
+    setTimeout(() => app.server.closeAllConnections(), DRAIN_MS).unref()
   })
 
   let jobs: Jobs

@@ -89,9 +89,11 @@ export async function createBillingHarness({
     clock,
     webhookUrl,
     btcpayWebhookUrl,
+    // The emulator first: its webhook deliveries stop before the app stops listening (a delivery caught
+    // half-sent on a kept-alive connection would hold the app's close open).
     close: async () => {
-      await t.close()
       await emulator.close()
+      await t.close()
       await smtp.close()
     },
   }
