@@ -160,9 +160,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
   const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
   await registerWorkers(jobs, services, {
-    mailer,
     log: app.log,
-    mailDomain: new URL(config.appOrigin).hostname,
     appOrigin: config.appOrigin,
     signalsChannelId: config.discord.signalsChannelId,
   })

@@ -11,7 +11,8 @@ import type { Mailer } from './integrations/mail/mailer'
 import { fetchPrices } from './integrations/prices/price-feed'
 import { createStripe } from './integrations/stripe/stripe-client'
 import type { Clock } from './lib/clock'
-import { createMailQueue } from './mail/mail-queue'
+import { createMailDeliveries } from './mail/mail-deliveries'
+import { createMailDelivery, createMailQueue } from './mail/mail-queue'
 import { createAdminRepository } from './modules/admin/admin-repository'
 import { createAdminService } from './modules/admin/admin-service'
 import { createAccessTokens } from './modules/auth/access-tokens'
@@ -70,7 +71,14 @@ export function createServices(infra: Infrastructure) {
   const { config, jobs, clock, log } = infra
   const db = infra.database.db
   const transaction = transactionRunner(db)
-  const mail = createMailQueue(jobs, infra.mailer)
+  // Every email leaves through one delivery: its send recorded in steps, so a crash repeats at most one.
+  const mailDelivery = createMailDelivery({
+    mailer: infra.mailer,
+    deliveries: createMailDeliveries(db),
+    log,
+    domain: new URL(config.appOrigin).hostname,
+  })
+  const mail = createMailQueue(jobs, mailDelivery)
   const audit = createAuditLog(db)
 
   // Accounts and sessions. Live sessions' users stay in memory for a few seconds (session-cache.ts).
@@ -266,6 +274,7 @@ export function createServices(infra: Infrastructure) {
     jobs,
     clock,
     mail,
+    mailDelivery,
     rollups: createRollups(db),
     authRepo,
     sessions,

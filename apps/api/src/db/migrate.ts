@@ -10,6 +10,7 @@ import * as discordOauth from './migrations/2026-11-24-01-discord-oauth'
 import * as performance from './migrations/2026-11-24-02-performance'
 import * as signals from './migrations/2026-11-24-03-signals'
 import * as rollupsNaming from './migrations/2026-11-26-01-rollups-naming'
+import * as mailDeliveries from './migrations/2026-11-27-01-mail-deliveries'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24-02-performance': performance,
   '2026-11-24-03-signals': signals,
   '2026-11-26-01-rollups-naming': rollupsNaming,
+  '2026-11-27-01-mail-deliveries': mailDeliveries,
 }
 
 /**

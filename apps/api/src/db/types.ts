@@ -243,6 +243,15 @@ export interface JobEffectsTable {
   done_at: DefaultTimestamp
 }
 
+export interface MailDeliveriesTable {
+  key: string
+  message_id: string
+  state: 'sending' | 'accepted' | 'failed'
+  attempts: number
+  started_at: DefaultTimestamp
+  accepted_at: Timestamp | null
+}
+
 export interface ReconciliationIssuesTable {
   id: Generated<string>
   rail: 'card' | 'crypto'
@@ -309,6 +318,7 @@ export interface DB {
   password_resets: PasswordResetsTable
   login_failures: LoginFailuresTable
   job_effects: JobEffectsTable
+  mail_deliveries: MailDeliveriesTable
   reconciliation_issues: ReconciliationIssuesTable
   signals: SignalsTable
   signal_ledger: SignalLedgerTable
