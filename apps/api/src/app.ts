@@ -29,6 +29,7 @@ import { btcpayWebhookRoutes, cryptoRoutes } from './modules/payments/crypto/cry
 import { tipRoutes } from './modules/payments/tips/tips-routes'
 import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
+import { STREAMS_CHANNEL } from './modules/signals/signal-stream'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
@@ -170,12 +171,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services.signalStream.wake()
   })
   services.signalStream.start()
-  // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs).
-  const stopAuthListening = await database.listen(AUTH_CHANNEL, services.sessions.heard)
+  // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs),
+  // and looks at that member's live streams again (signed out, disabled: closed at once).
+  const stopAuthListening = await database.listen(AUTH_CHANNEL, (payload) => {
+    services.sessions.heard(payload)
+    services.signalStream.heard('auth', payload)
+  })
+  // Streams opened and closed on every instance (the per-member limit), and access changes.
+  const stopStreamsListening = await database.listen(STREAMS_CHANNEL, (payload) =>
+    services.signalStream.heard('streams', payload),
+  )
   app.addHook('preClose', async () => {
     services.signalStream.stop()
     await stopListening()
     await stopAuthListening()
+    await stopStreamsListening()
   })
   if (config.admin) {
     const outcome = await ensureAdmin(

@@ -43,7 +43,7 @@ import { createTipsService } from './modules/payments/tips/tips-service'
 import { createPlansAdminService } from './modules/plans/plans-admin-service'
 import { createPlansRepository } from './modules/plans/plans-repository'
 import { createPlansService } from './modules/plans/plans-service'
-import { createSignalStream } from './modules/signals/signal-stream'
+import { createSignalStream, streamsFollowAccess } from './modules/signals/signal-stream'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
 import { createAccessService } from './modules/subscriptions/access-service'
@@ -107,7 +107,7 @@ export function createServices(infra: Infrastructure) {
     clock,
     graceDays: config.billing.graceDays,
     appOrigin: config.appOrigin,
-    onAccessChanged: [discordFollowsAccess(jobs)],
+    onAccessChanged: [discordFollowsAccess(jobs), streamsFollowAccess()],
   })
 
   // The payments record every rail shares: one fulfilment, its outbox effects, refunds, the member's view.
@@ -268,7 +268,13 @@ export function createServices(infra: Infrastructure) {
     audit,
     log,
   })
-  const signalStream = createSignalStream({ repo: signalsRepo, clock, log, maxStreamMs: 15 * 60_000 })
+  const signalStream = createSignalStream({
+    repo: signalsRepo,
+    clock,
+    log,
+    maxStreamMs: 15 * 60_000,
+    maxStreamsPerMember: 5,
+  })
 
   return {
     jobs,
