@@ -235,6 +235,7 @@ export function createServices(infra: Infrastructure) {
     jobs,
     clock,
     log,
+    pkceSecret: infra.jwtSecret,
   })
 
   const plansAdmin = createPlansAdminService({ repo: plansRepo, plans, catalog, clock, log })

@@ -225,6 +225,8 @@ export interface DiscordOauthStatesTable {
   created_at: DefaultTimestamp
   expires_at: Timestamp
   used_at: Timestamp | null
+  /** PKCE S256 challenge of the attempt (null for attempts started before PKCE). */
+  code_challenge: string | null
 }
 
 export interface DiscordInvitesTable {
