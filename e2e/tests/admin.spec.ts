@@ -480,7 +480,7 @@ test.describe('admin console', () => {
     await expect(page.getByRole('button', { name: 'Review Broadcast' })).toBeFocused()
     await page.getByRole('button', { name: 'Review Broadcast' }).click()
     await page.getByRole('button', { name: 'Yes, send' }).click()
-    await expect(page.getByText('Broadcast sent to Discord.')).toBeVisible()
+    await expect(page.getByText('Broadcast sent: posted to Discord.')).toBeVisible()
     await expect(page.getByLabel('Message')).toHaveValue('')
     await expect(page.getByText('✓ bot token')).toBeVisible()
     expect(await accessibilityViolations(page)).toEqual([])

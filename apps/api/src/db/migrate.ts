@@ -12,6 +12,7 @@ import * as signals from './migrations/2026-11-24-03-signals'
 import * as rollupsNaming from './migrations/2026-11-26-01-rollups-naming'
 import * as mailDeliveries from './migrations/2026-11-27-01-mail-deliveries'
 import * as discordPkce from './migrations/2026-11-27-02-discord-pkce'
+import * as broadcasts from './migrations/2026-11-27-03-broadcasts'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-01-rollups-naming': rollupsNaming,
   '2026-11-27-01-mail-deliveries': mailDeliveries,
   '2026-11-27-02-discord-pkce': discordPkce,
+  '2026-11-27-03-broadcasts': broadcasts,
 }
 
 /**

@@ -245,6 +245,24 @@ export interface JobEffectsTable {
   done_at: DefaultTimestamp
 }
 
+export interface BroadcastsTable {
+  id: string
+  title: string | null
+  message: string
+  also_email: boolean
+  author_id: string | null
+  created_at: DefaultTimestamp
+}
+
+export interface BroadcastDeliveriesTable {
+  broadcast_id: string
+  channel: string
+  status: 'sent' | 'queued'
+  external_id: string | null
+  recipients: number | null
+  created_at: DefaultTimestamp
+}
+
 export interface MailDeliveriesTable {
   key: string
   message_id: string
@@ -304,6 +322,8 @@ export type SignalLedgerRow = Selectable<SignalLedgerTable>
 
 export interface DB {
   audit_log: AuditLogTable
+  broadcasts: BroadcastsTable
+  broadcast_deliveries: BroadcastDeliveriesTable
   discord_links: DiscordLinksTable
   discord_invites: DiscordInvitesTable
   discord_connections: DiscordConnectionsTable
