@@ -35,7 +35,7 @@ import { LEDGER_CHANNEL } from './modules/signals/signals-service'
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
 import auditPlugin from './plugins/audit'
 import authPlugin from './plugins/auth'
-import errorsPlugin, { apiNotFound, frameworkErrorHandler } from './plugins/errors'
+import errorsPlugin, { apiNotFound, clientErrorHandler, frameworkErrorHandler } from './plugins/errors'
 import { healthRoutes } from './plugins/health'
 import openapiPlugin from './plugins/openapi'
 import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
@@ -99,6 +99,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler(headers),
+    clientErrorHandler: clientErrorHandler(headers),
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   })
