@@ -75,8 +75,8 @@ export function createCommunityRepository(db: Kysely<DB>) {
         .execute()
     },
 
-    revokeInvite(code: string, now: Date) {
-      return db.updateTable('discord_invites').set({ revoked_at: now }).where('code', '=', code).execute()
+    revokeInvite(code: string, now: Date, trx: Kysely<DB> | Transaction<DB> = db) {
+      return trx.updateTable('discord_invites').set({ revoked_at: now }).where('code', '=', code).execute()
     },
 
     /**

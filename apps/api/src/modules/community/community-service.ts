@@ -336,7 +336,10 @@ export function createCommunityService(deps: {
             if (!isNotFound(error)) throw error
           }
         }
-        await repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now)
+        // The link's new state in a transaction: the admin's audit row commits with it (plugins/audit.ts).
+        await repo.transaction((trx) =>
+          repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now, trx),
+        )
         return { state: 'removed' as const }
       }
       const member = await findGuildMember(user, link, connection, { byUsername: true })
@@ -349,28 +352,36 @@ export function createCommunityService(deps: {
       if (action === 'kick') {
         if (!member) throw badRequest(`${user.discord_username || user.email} is not in the Discord server`)
         await discord.kick(member.user.id, auditReason)
-        await repo.saveLink(
-          userId,
-          { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
-          now,
+        await repo.transaction((trx) =>
+          repo.saveLink(
+            userId,
+            { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
+            now,
+            trx,
+          ),
         )
         return { state: 'kicked' as const }
       }
       // Ban: even someone not in the server yet can be banned once we know their Discord id.
       if (discordUserId) await discord.ban(discordUserId, auditReason)
-      for (const invite of await repo.listLiveInvites(userId, now)) {
+      const invites = await repo.listLiveInvites(userId, now)
+      for (const invite of invites) {
         await discord.deleteInvite(invite.code, auditReason).catch((error: unknown) => {
           // Without Manage Channels the bot cannot delete invites; a banned user cannot use one anyway,
           // and it expires on its own.
           if (!isNotFound(error) && !isMissingPermissions(error)) throw error
         })
-        await repo.revokeInvite(invite.code, now)
       }
-      await repo.saveLink(
-        userId,
-        { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
-        now,
-      )
+      // Our side of the ban in one transaction, with the admin's audit row (plugins/audit.ts).
+      await repo.transaction(async (trx) => {
+        for (const invite of invites) await repo.revokeInvite(invite.code, now, trx)
+        await repo.saveLink(
+          userId,
+          { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
+          now,
+          trx,
+        )
+      })
       return { state: 'banned' as const }
     },
 

@@ -8,9 +8,10 @@ import {
   discordConnectMessages as messages,
 } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Transaction } from 'kysely'
 import type { AuditLog } from '../../audit/audit-log'
 import type { Config } from '../../config'
-import type { DiscordConnectionRow, UserRow } from '../../db/types'
+import type { DB, DiscordConnectionRow, UserRow } from '../../db/types'
 import { type DiscordClient, discordErrorCode } from '../../integrations/discord/discord-client'
 import type { DiscordOAuth } from '../../integrations/discord/discord-oauth'
 import { addMs, type Clock, DAY } from '../../lib/clock'
@@ -82,20 +83,25 @@ export function createDiscordConnectService(deps: {
     return deps.oauth
   }
 
+  /** The member's own audit row; with `trx`, it commits with the change it records, or not at all. */
   const record = (
     user: UserRow,
     action: 'discord.connect' | 'discord.disconnect',
     outcome: 'success' | 'failure',
     details: Record<string, unknown>,
+    trx?: Transaction<DB>,
   ) =>
-    deps.audit.record({
-      actor: { id: user.id, email: user.email },
-      action,
-      targetType: 'user',
-      targetId: user.id,
-      outcome,
-      details,
-    })
+    deps.audit.record(
+      {
+        actor: { id: user.id, email: user.email },
+        action,
+        targetType: 'user',
+        targetId: user.id,
+        outcome,
+        details,
+      },
+      trx,
+    )
 
   /**
    * Checks the state Discord sent back: known, started by this member, unused, unexpired; then uses
@@ -153,6 +159,13 @@ export function createDiscordConnectService(deps: {
               trx,
             )
         await deps.links.saveLink(user.id, { discord_user_id: account.id, last_error: null }, now, trx)
+        await record(
+          user,
+          'discord.connect',
+          'success',
+          { discordUserId: account.id, username: account.username },
+          trx,
+        )
         return row
       })
     } catch (error) {
@@ -242,10 +255,6 @@ export function createDiscordConnectService(deps: {
         await record(user, 'discord.connect', 'failure', { discordUserId: account.id, reason: error.message })
       throw error
     }
-    await record(user, 'discord.connect', 'success', {
-      discordUserId: account.id,
-      username: account.username,
-    })
     const view = connectionView(connection)
     const result = (guild: DiscordConnectResult['guild'], roleGranted: boolean) => ({
       connection: view,
@@ -348,10 +357,13 @@ export function createDiscordConnectService(deps: {
           { userId: user.id, discordUserId: connection.discord_user_id },
           { trx, key: `release:${connection.id}` },
         )
-      })
-      await record(user, 'discord.disconnect', 'success', {
-        discordUserId: connection.discord_user_id,
-        username: connection.username,
+        await record(
+          user,
+          'discord.disconnect',
+          'success',
+          { discordUserId: connection.discord_user_id, username: connection.username },
+          trx,
+        )
       })
       return { username: connection.username }
     },
