@@ -379,8 +379,12 @@ test.describe('admin console', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click()
     const row = bodyRows(page).filter({ hasText: '$14.99' })
     await expect(row).toContainText('completed')
-    await row.getByRole('button', { name: `Refund $14.99 from ${member.email}` }).click()
+    // A quiet row action (no saturated red on every row); its confirmation carries the red button.
+    const refund = row.getByRole('button', { name: `Refund $14.99 from ${member.email}` })
+    await expect(refund).toHaveCSS('background-color', 'rgba(0, 0, 0, 0)')
+    await refund.click()
     await expect(row.getByText('Refund up to $14.99?')).toBeVisible()
+    await expect(row.getByRole('button', { name: 'Yes, refund' })).toBeVisible()
     await expect(row.getByRole('button', { name: 'Cancel' })).toBeFocused()
     await row.getByLabel('Amount (blank: all of it)').fill('20')
     await row.getByRole('button', { name: 'Yes, refund' }).click()
