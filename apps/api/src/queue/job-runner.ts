@@ -213,12 +213,21 @@ export async function startJobs(
     ...(options.trx ? { db: executorOf(options.trx) } : {}),
   })
 
-  const isDone = async (key: string) =>
-    Boolean(await db.selectFrom('job_effects').select('key').where('key', '=', key).executeTakeFirst())
+  // An effect is a queue's: the same business key on two queues (a refund's Discord sync and its Stripe
+  // cancellation) names two effects, each done once.
+  const effectOf = (queue: string, key: string) => `${queue}:${key}`
+  const isDone = async (queue: string, key: string) =>
+    Boolean(
+      await db
+        .selectFrom('job_effects')
+        .select('key')
+        .where('key', '=', effectOf(queue, key))
+        .executeTakeFirst(),
+    )
   const markDone = (queue: string, key: string) =>
     db
       .insertInto('job_effects')
-      .values({ key, queue })
+      .values({ key: effectOf(queue, key), queue })
       .onConflict((oc) => oc.column('key').doNothing())
       .execute()
 
@@ -275,7 +284,7 @@ export async function startJobs(
 
       const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>) => {
         const { key, body } = job.data
-        if (key && (await isDone(key))) return
+        if (key && (await isDone(queue, key))) return
         await handler(body, {
           id: job.id,
           key,
