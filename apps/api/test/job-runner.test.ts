@@ -1,5 +1,6 @@
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrateToLatest } from '../src/db/migrate'
 import { type Jobs, type QueuePolicies, SWEEP_POLICY, startJobs } from '../src/queue/job-runner'
 import { eventually } from './helpers/billing'
 import { createTestDatabase, type TestDatabase } from './helpers/test-app'
@@ -16,8 +17,11 @@ describe('business keys across queues', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
+    const opened = await database.open()
+    // A fresh PostgreSQL database is empty (the embedded one starts migrated): the runner needs job_effects.
+    await migrateToLatest(opened.db)
     const quick = { ...SWEEP_POLICY, retryDelay: 1 }
-    jobs = await startJobs(await database.open(), {
+    jobs = await startJobs(opened, {
       // Only the two queues this test works (the others are left alone).
       policies: { 'discord.sync': quick, 'stripe.cancel-subscription': quick } as QueuePolicies,
       pollSeconds: 0.5,

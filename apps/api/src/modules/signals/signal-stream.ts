@@ -84,13 +84,13 @@ export function createSignalStream(deps: {
     if (!listener.response.writableEnded) listener.response.write(chunk)
   }
 
-  function remove(listener: Listener) {
+  function remove(listener: Listener, options: { announce: boolean } = { announce: true }) {
     if (!listeners.delete(listener)) return
     resuming.delete(listener)
     clearTimeout(listener.closeTimer)
     if (!listener.response.writableEnded) listener.response.end()
     forget(listener.userId, listener.id)
-    void announce(`close ${listener.userId} ${listener.id}`)
+    if (options.announce) void announce(`close ${listener.userId} ${listener.id}`)
   }
 
   function forget(userId: string, streamId: string) {
@@ -250,7 +250,9 @@ export function createSignalStream(deps: {
 
     stop() {
       clearInterval(heartbeat)
-      for (const listener of [...listeners]) remove(listener)
+      // Not announced: a shutdown stays quick, and the others' record of these streams only counts them
+      // until the member's next ones push them out (oldest first, so no live stream of theirs closes).
+      for (const listener of [...listeners]) remove(listener, { announce: false })
     },
 
     /**
