@@ -1,4 +1,5 @@
 import { expect, test } from '../support/fixtures'
+import { createMember, signIn } from '../support/members'
 import { lockPlansOnSale } from '../support/plans-lock'
 
 test.describe('pricing page', () => {
@@ -75,6 +76,23 @@ test.describe('pricing page', () => {
     await page.goto('/pricing')
     await page.getByRole('link', { name: 'Sign in here' }).click()
     await expect(page).toHaveURL('/login')
+  })
+
+  test('a signed-in member is not offered the sign-in link, on the prerendered page or after navigating', async ({
+    page,
+    request,
+  }) => {
+    const member = await createMember(request)
+    await signIn(page, member)
+    await page.goto('/pricing')
+    await expect(page.getByRole('button', { name: 'Subscribe to Weekly' })).toBeVisible()
+    await expect(page.getByText('Already a member?')).toBeHidden()
+    await expect(page.getByRole('link', { name: 'Sign in here' })).toBeHidden()
+    await page.getByRole('link', { name: 'Dashboard' }).click()
+    await expect(page).toHaveURL(/\/dashboard/)
+    await page.goBack()
+    await expect(page.getByRole('heading', { name: 'Choose your membership' })).toBeVisible()
+    await expect(page.getByText('Already a member?')).toBeHidden()
   })
 
   test('PRICING-16 shows the loading text while plans load', async ({ page }) => {

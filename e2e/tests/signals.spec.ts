@@ -200,4 +200,64 @@ test.describe('the signal room', () => {
     await page.getByRole('link', { name: 'Choose a plan' }).click()
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Subscription')
   })
+
+  test.describe('the record on a 390 px phone', () => {
+    test.use({ viewport: { width: 390, height: 844 } })
+    test('its tables say they scroll sideways, and scroll to the win rate; a wide screen needs no hint', async ({
+      page,
+      request,
+    }) => {
+      // A settled pick, so the record has its tables.
+      const token = await adminToken(request)
+      const headers = { authorization: `Bearer ${token}` }
+      const published = await request.post('/discord/api/signals', {
+        headers,
+        data: {
+          kind: 'pick',
+          sport: 'NBA',
+          event: 'Celtics vs Knicks',
+          startsAt: new Date(Date.now() + 2_000).toISOString(),
+          market: 'moneyline',
+          selection: 'Celtics',
+          odds: 1.8,
+          stake: 1,
+        },
+      })
+      expect(published.status(), await published.text()).toBe(201)
+      const id = ((await published.json()) as { data: { id: string } }).data.id
+      await page.waitForTimeout(2_500)
+      const settled = await request.post(`/discord/api/signals/${id}/settle`, {
+        headers,
+        data: { result: 'won' },
+      })
+      expect(settled.status(), await settled.text()).toBe(200)
+
+      await page.goto('/record')
+      const table = page.getByRole('region', { name: 'The record by kind: sports picks and trading signals' })
+      await expect(table).toBeVisible()
+      const hint = page.getByText('Swipe sideways to see every column').first()
+      await expect(hint).toBeVisible()
+      // The last columns are off to the right until the table is scrolled.
+      await table.scrollIntoViewIfNeeded()
+      const roi = table.getByRole('columnheader', { name: 'ROI' })
+      await expect(roi).not.toBeInViewport()
+      await table.evaluate((element) => element.scrollTo({ left: element.scrollWidth }))
+      await expect(roi).toBeInViewport({ ratio: 1 })
+      await expect(table.getByRole('columnheader', { name: 'Win rate' })).toBeInViewport({ ratio: 1 })
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0)
+      // The scrolling tables are reachable by keyboard. (The "Check it yourself" command block, a <pre>
+      // that also scrolls on a phone, is not yet: that section is being reworked elsewhere.)
+      expect((await accessibilityViolations(page)).filter((problem) => !problem.endsWith('(pre)'))).toEqual(
+        [],
+      )
+
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await table.evaluate((element) => element.scrollTo({ left: 0 }))
+      await table.scrollIntoViewIfNeeded()
+      await expect(roi).toBeInViewport({ ratio: 1 })
+      await expect(hint).toBeHidden()
+    })
+  })
 })

@@ -28,6 +28,7 @@ import { promoCodeRoutes } from './modules/payments/promo/promo-codes-routes'
 import { tipRoutes } from './modules/payments/tips/tips-routes'
 import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
+import { STREAMS_CHANNEL } from './modules/signals/signal-stream'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
 import { membershipAdminRoutes } from './modules/subscriptions/membership-admin-routes'
@@ -35,7 +36,7 @@ import { membershipRoutes } from './modules/subscriptions/membership-routes'
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
 import auditPlugin from './plugins/audit'
 import authPlugin from './plugins/auth'
-import errorsPlugin, { apiNotFound, frameworkErrorHandler } from './plugins/errors'
+import errorsPlugin, { apiNotFound, clientErrorHandler, frameworkErrorHandler } from './plugins/errors'
 import { healthRoutes } from './plugins/health'
 import { countJobAttempts, metricsPlugin } from './plugins/metrics'
 import openapiPlugin from './plugins/openapi'
@@ -103,6 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler(headers),
+    clientErrorHandler: clientErrorHandler(headers),
     forceCloseConnections: 'idle',
     // A request that reaches a stopping instance on a connection it already had is answered (with
     // Connection: close, so the client goes elsewhere next): the database is closed only after the
@@ -170,9 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
   await app.register(metricsPlugin, { config, database, liveStreams: () => services.signalStream.size() })
   await registerWorkers(countJobAttempts(jobs, app.metrics), services, {
-    mailer,
     log: app.log,
-    mailDomain: new URL(config.appOrigin).hostname,
     appOrigin: config.appOrigin,
     signalsChannelId: config.discord.signalsChannelId,
   })
@@ -182,12 +182,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services.signalStream.wake()
   })
   services.signalStream.start()
-  // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs).
-  const stopAuthListening = await database.listen(AUTH_CHANNEL, services.sessions.heard)
+  // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs),
+  // and looks at that member's live streams again (signed out, disabled: closed at once).
+  const stopAuthListening = await database.listen(AUTH_CHANNEL, (payload) => {
+    services.sessions.heard(payload)
+    services.signalStream.heard('auth', payload)
+  })
+  // Streams opened and closed on every instance (the per-member limit), and access changes.
+  const stopStreamsListening = await database.listen(STREAMS_CHANNEL, (payload) =>
+    services.signalStream.heard('streams', payload),
+  )
   app.addHook('preClose', async () => {
     services.signalStream.stop()
     await stopListening()
     await stopAuthListening()
+    await stopStreamsListening()
   })
   if (config.admin) {
     const outcome = await ensureAdmin(

@@ -11,7 +11,8 @@ import type { Mailer } from './integrations/mail/mailer'
 import { fetchPrices } from './integrations/prices/price-feed'
 import { createStripe } from './integrations/stripe/stripe-client'
 import type { Clock } from './lib/clock'
-import { createMailQueue } from './mail/mail-queue'
+import { createMailDeliveries } from './mail/mail-deliveries'
+import { createMailDelivery, createMailQueue } from './mail/mail-queue'
 import { createAdminRepository } from './modules/admin/admin-repository'
 import { createAdminService } from './modules/admin/admin-service'
 import { createAccessTokens } from './modules/auth/access-tokens'
@@ -47,7 +48,7 @@ import { createTipsService } from './modules/payments/tips/tips-service'
 import { createPlansAdminService } from './modules/plans/plans-admin-service'
 import { createPlansRepository } from './modules/plans/plans-repository'
 import { createPlansService } from './modules/plans/plans-service'
-import { createSignalStream } from './modules/signals/signal-stream'
+import { createSignalStream, streamsFollowAccess } from './modules/signals/signal-stream'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
 import { createAccessService } from './modules/subscriptions/access-service'
@@ -76,7 +77,14 @@ export function createServices(infra: Infrastructure) {
   const { config, jobs, clock, log } = infra
   const db = infra.database.db
   const transaction = transactionRunner(db)
-  const mail = createMailQueue(jobs, infra.mailer)
+  // Every email leaves through one delivery: its send recorded in steps, so a crash repeats at most one.
+  const mailDelivery = createMailDelivery({
+    mailer: infra.mailer,
+    deliveries: createMailDeliveries(db),
+    log,
+    domain: new URL(config.appOrigin).hostname,
+  })
+  const mail = createMailQueue(jobs, mailDelivery)
   const audit = createAuditLog(db)
 
   // Accounts and sessions. Live sessions' users stay in memory for a few seconds (session-cache.ts).
@@ -105,7 +113,7 @@ export function createServices(infra: Infrastructure) {
     clock,
     graceDays: config.billing.graceDays,
     appOrigin: config.appOrigin,
-    onAccessChanged: [discordFollowsAccess(jobs)],
+    onAccessChanged: [discordFollowsAccess(jobs), streamsFollowAccess()],
   })
 
   // Card: Stripe (when configured).
@@ -267,6 +275,7 @@ export function createServices(infra: Infrastructure) {
     jobs,
     clock,
     log,
+    pkceSecret: infra.jwtSecret,
   })
 
   const plansAdmin = createPlansAdminService({ repo: plansRepo, plans, catalog, clock, log })
@@ -300,13 +309,20 @@ export function createServices(infra: Infrastructure) {
     audit,
     log,
   })
-  const signalStream = createSignalStream({ repo: signalsRepo, clock, log, maxStreamMs: 15 * 60_000 })
+  const signalStream = createSignalStream({
+    repo: signalsRepo,
+    clock,
+    log,
+    maxStreamMs: 15 * 60_000,
+    maxStreamsPerMember: 5,
+  })
 
   return {
     jobs,
     clock,
     mail,
     promos,
+    mailDelivery,
     rollups: createRollups(db),
     authRepo,
     sessions,

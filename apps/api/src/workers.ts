@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Mailer } from './integrations/mail/mailer'
-import { MAIL_QUEUES, mailWorker } from './mail/mail-queue'
+import { MAIL_QUEUES, registerMailJobs } from './mail/mail-queue'
 import { ADMIN_QUEUES, registerAdminJobs } from './modules/admin/admin-jobs'
 import { AUTH_QUEUES, registerAuthJobs } from './modules/auth/auth-jobs'
 import { COMMUNITY_QUEUES, registerCommunityJobs } from './modules/community/community-jobs'
@@ -26,16 +25,12 @@ export async function registerWorkers(
   jobs: Jobs,
   services: Services,
   deps: {
-    mailer: Mailer
     log: FastifyBaseLogger
-    mailDomain: string
     appOrigin: string
     signalsChannelId: string | undefined
   },
 ): Promise<void> {
-  const mail = mailWorker({ mailer: deps.mailer, log: deps.log, domain: deps.mailDomain })
-  await jobs.work('email', mail)
-  await jobs.work('email.bulk', mail)
+  await registerMailJobs(jobs, services.mailDelivery)
   await registerAuthJobs(jobs, { auth: services.auth, log: deps.log })
   await registerSubscriptionsJobs(jobs, {
     access: services.access,

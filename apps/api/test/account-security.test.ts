@@ -40,7 +40,18 @@ describe('account security', () => {
   describe('common passwords', () => {
     // Each meets the product's own rule (upper, lower, digit, symbol, 8+), and each is among the first
     // guesses of any attacker.
-    it.each(['P@ssw0rd', 'Password1!', 'P@$$w0rd', 'Qwerty123!', 'Iloveyou1!', 'Sunshine2024!'])(
+    // The re-audit's finds: list words with a capital, digits and a symbol put around them.
+    it.each([
+      'P@ssw0rd',
+      'Password1!',
+      'P@$$w0rd',
+      'Qwerty123!',
+      'Iloveyou1!',
+      'Sunshine2024!',
+      'Abcd1234!',
+      'Qwer1234!',
+      'A1q2w3e4r!',
+    ])(
       'refuses to register with %s, with its own message on the field, creating nothing',
       async (password) => {
         const body = newMember({ password, confirmPassword: password })
@@ -55,6 +66,17 @@ describe('account security', () => {
         expect(await usersWithEmail(body.email)).toEqual([])
       },
     )
+
+    it('refuses a common ADMIN_PASSWORD: the admin account is not created with it', async () => {
+      const { ensureAdmin } = await import('../src/modules/auth/admin-accounts')
+      await expect(
+        ensureAdmin(t.app.services.authRepo, 'second.admin@edgeclub.test', 'Qwer1234!', new Date()),
+      ).rejects.toThrow('The admin password: This password is too common. Please choose another.')
+      await expect(
+        ensureAdmin(t.app.services.authRepo, 'second.admin@edgeclub.test', 'qwerty', new Date()),
+      ).rejects.toThrow('The admin password: Password must be at least 8 characters')
+      expect(await usersWithEmail('second.admin@edgeclub.test')).toEqual([])
+    })
 
     it("keeps the product's own password rules and messages first", async () => {
       const response = await post(

@@ -269,6 +269,86 @@ describe('Discord community access', () => {
     )
   })
 
+  describe('a broadcast has an identity', () => {
+    const broadcast = (payload: Record<string, unknown>) =>
+      as(t.app, admin.accessToken, { method: 'POST', url: `${API}/admin/broadcast`, payload })
+    const posted = () => emulator.discord.state().messages[emulator.discord.config.announceChannelId] ?? []
+    const mailsWith = (subject: string) => smtp.messages.filter((mail) => mail.subject?.includes(subject))
+
+    it('refuses the same broadcast sent again, saying what went out; nothing is posted or mailed twice', async () => {
+      const optedIn = await register(t.app, { emailUpdates: true })
+      const broadcastId = crypto.randomUUID()
+      const payload = { broadcastId, title: 'Once only', message: 'Sent once.', alsoEmail: true }
+      const first = await broadcast(payload)
+      expect(first.statusCode, first.body).toBe(200)
+      const sent = first.json().data
+      expect(sent).toMatchObject({
+        broadcastId,
+        messageId: posted().at(-1)?.id,
+        deliveries: [
+          { channel: 'discord', status: 'sent', externalId: posted().at(-1)?.id, recipients: null },
+          { channel: 'email', status: 'queued', externalId: null, recipients: sent.emailed },
+        ],
+      })
+      expect(sent.emailed).toBeGreaterThanOrEqual(1)
+      await smtp.waitFor(
+        (mail) =>
+          JSON.stringify(mail.to).includes(optedIn.user.email) && /Once only/.test(mail.subject ?? ''),
+      )
+      const postedBefore = posted().length
+
+      const again = await broadcast(payload)
+      expect(again.statusCode).toBe(409)
+      expect(again.json()).toEqual({
+        success: false,
+        error: 'CONFLICT',
+        message: `This broadcast was already sent (posted to Discord and emailed to ${sent.emailed} ${sent.emailed === 1 ? 'member' : 'members'}). Nothing was sent again.`,
+      })
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(posted()).toHaveLength(postedBefore)
+      expect(mailsWith('Once only')).toHaveLength(sent.emailed)
+
+      // Audited under the broadcast's id: the send, and the refusal.
+      const audit = (
+        await as(t.app, admin.accessToken, {
+          method: 'GET',
+          url: `${API}/admin/audit?targetId=${broadcastId}`,
+        })
+      ).json().data.items as { action: string; outcome: string }[]
+      expect(audit.map((entry) => [entry.action, entry.outcome])).toEqual([
+        ['discord.broadcast', 'failure'],
+        ['discord.broadcast', 'success'],
+      ])
+    })
+
+    it('a new broadcast with the same text really goes out again, on every channel', async () => {
+      const optedIn = await register(t.app, { emailUpdates: true })
+      const payload = { title: 'Twice on purpose', message: 'Same words, new broadcast.', alsoEmail: true }
+      const first = (await broadcast({ ...payload, broadcastId: crypto.randomUUID() })).json().data
+      const second = (await broadcast(payload)).json().data
+      expect(second.broadcastId).not.toBe(first.broadcastId)
+      expect(second.messageId).not.toBe(first.messageId)
+      expect(second.emailed).toBe(first.emailed)
+      const toMember = (mail: { to?: unknown; subject?: string }) =>
+        JSON.stringify(mail.to).includes(optedIn.user.email) && /Twice on purpose/.test(mail.subject ?? '')
+      const { eventually } = await import('./helpers/billing')
+      await eventually(
+        async () => smtp.messages.filter(toMember).length,
+        (count) => count === 2,
+        30_000,
+      )
+      expect(posted().filter((message) => message.content.includes('Twice on purpose'))).toHaveLength(2)
+    })
+
+    it('posts once to Discord when the same broadcast is sent twice at once', async () => {
+      const broadcastId = crypto.randomUUID()
+      const payload = { broadcastId, message: 'Double click.', alsoEmail: false }
+      const answers = await Promise.all([broadcast(payload), broadcast(payload)])
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 409])
+      expect(posted().filter((message) => message.content === 'Double click.')).toHaveLength(1)
+    })
+  })
+
   it('refuses the Discord admin routes to members', async () => {
     const member = await register(t.app)
     for (const [method, url, payload] of [

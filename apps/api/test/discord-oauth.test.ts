@@ -140,8 +140,13 @@ describe('Connect Discord (OAuth2)', () => {
       state: expect.stringMatching(/^[\w-]{43}$/),
       redirect_uri: 'http://127.0.0.1:3000/dashboard/discord/callback',
       prompt: 'consent',
+      code_challenge: expect.stringMatching(/^[\w-]{43}$/),
+      code_challenge_method: 'S256',
     })
     expect(new URL(second).searchParams.get('state')).not.toBe(url.searchParams.get('state'))
+    expect(new URL(second).searchParams.get('code_challenge')).not.toBe(
+      url.searchParams.get('code_challenge'),
+    )
     // Only a hash of the state is kept.
     const stored = await t.database.db
       .selectFrom('discord_oauth_states')
@@ -150,6 +155,8 @@ describe('Connect Discord (OAuth2)', () => {
       .execute()
     expect(stored).toHaveLength(2)
     expect(stored.map((row) => row.state_hash)).not.toContain(url.searchParams.get('state'))
+    // Beside it, the attempt's PKCE challenge (itself a hash; the verifier is never stored).
+    expect(stored.map((row) => row.code_challenge)).toContain(url.searchParams.get('code_challenge'))
     const minutes = (new Date(stored[0]!.expires_at).getTime() - clock.now().getTime()) / MINUTE
     expect(minutes).toBeGreaterThan(9)
     expect(minutes).toBeLessThanOrEqual(10)
@@ -245,6 +252,29 @@ describe('Connect Discord (OAuth2)', () => {
     expect(await connections(owner.user.id)).toEqual([])
     expect(await connections(intruder.user.id)).toEqual([])
     expect(guildMember(wendy.id)).toBeUndefined()
+  })
+
+  it("binds Discord's code to the attempt (PKCE): a code from one member's attempt, brought back with another's valid state, connects nothing", async () => {
+    const victim = await payingMember()
+    const attacker = await payingMember()
+    const carol = discordUser('pkce_carol')
+    // Carol's code, issued on the victim's attempt, never reaches the victim's callback...
+    const victimsCode = await driver.approve(victim.accessToken, carol.id)
+    // ...and the attacker presents it with a state of their own attempt, valid and unused.
+    const attackerStarted = (await driver.start(attacker.accessToken)).json().data.authorizeUrl
+    const attackersState = new URL(attackerStarted).searchParams.get('state') ?? ''
+    const swapped = await driver.callback(attacker.accessToken, {
+      code: victimsCode.code,
+      state: attackersState,
+    })
+    expect(swapped.statusCode).toBe(400)
+    expect(swapped.json()).toMatchObject({ error: 'VALIDATION_ERROR', message: messages.codeRejected })
+    expect(await connections(attacker.user.id)).toEqual([])
+    expect(await connections(victim.user.id)).toEqual([])
+    expect(guildMember(carol.id)).toBeUndefined()
+    // Discord refused the exchange itself: the verifier did not match the code's challenge.
+    const exchanges = emulator.discord.state().log.filter((entry) => entry.path.endsWith('/oauth2/token'))
+    expect(exchanges.at(-1)?.status).toBe(400)
   })
 
   it('refuses a missing, unknown or expired state', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import http from 'node:http'
+import net from 'node:net'
 import { textMessages } from '@edgeclub/shared'
 import type { InjectOptions } from 'fastify'
 import { type Kysely, sql } from 'kysely'
@@ -21,13 +22,14 @@ type Sample = {
 
 /**
  * Every table's rows, as one digest per table: a refused request changes none of them. The job queue's
- * own bookkeeping (job_effects) is left out: it records background work of earlier requests.
+ * own bookkeeping (job_effects, mail_deliveries) is left out: it records background work of earlier
+ * requests.
  */
 async function fingerprint(db: Kysely<DB>): Promise<string[]> {
   const tables = await sql<{ name: string }>`
     select table_name as name from information_schema.tables
     where table_schema = 'public' and table_type = 'BASE TABLE'
-      and table_name not like 'kysely%' and table_name <> 'job_effects'
+      and table_name not like 'kysely%' and table_name not in ('job_effects', 'mail_deliveries')
     order by 1`.execute(db)
   const digests: string[] = []
   for (const { name } of tables.rows) {
@@ -183,7 +185,12 @@ describe('request guards', () => {
       'POST /discord/api/admin/users/ban': { body: { userId: member.user.id, reason: 'Spam' } },
       'POST /discord/api/admin/users/unban': { body: { userId: member.user.id, reason: 'Appeal' } },
       'POST /discord/api/admin/broadcast': {
-        body: { message: 'New picks\nare up', title: 'Picks', alsoEmail: false },
+        body: {
+          broadcastId: '5f0c6f4e-8a35-4b9c-9d63-1f2e3a4b5c6d',
+          message: 'New picks\nare up',
+          title: 'Picks',
+          alsoEmail: false,
+        },
       },
       'GET /discord/api/admin/users': {
         query: { ...page, sortBy: 'createdAt', role: 'member', format: 'csv' },
@@ -446,6 +453,90 @@ describe('request guards', () => {
       expect(JSON.parse(response.body)).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
       const normal = await t.app.inject({ method: 'GET', url: '/discord/api/config' })
       expect(securityHeaders(response.headers)).toEqual(securityHeaders(normal.headers))
+    })
+  })
+
+  describe('requests Node refuses before Fastify sees them', () => {
+    const securityHeaderNames = [
+      'content-security-policy',
+      'cross-origin-opener-policy',
+      'referrer-policy',
+      'strict-transport-security',
+      'x-content-type-options',
+      'x-frame-options',
+    ]
+    /** Writes raw bytes on a new connection; resolves with everything the server sent before closing. */
+    const rawExchange = async (bytes: string) => {
+      const address = await t.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => {
+        const bound = t.app.server.address() as net.AddressInfo
+        return `http://127.0.0.1:${bound.port}`
+      })
+      const { port } = new URL(address)
+      return new Promise<{ text: string; closed: boolean }>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes))
+        let text = ''
+        socket.on('data', (chunk) => {
+          text += chunk.toString('utf8')
+        })
+        socket.on('error', reject)
+        socket.on('close', () => resolve({ text, closed: true }))
+        setTimeout(() => resolve({ text, closed: false }), 5_000)
+      })
+    }
+    const parse = (text: string) => {
+      const [head = '', body = ''] = text.split('\r\n\r\n')
+      const [statusLine = '', ...lines] = head.split('\r\n')
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      )
+      return { status: Number(statusLine.split(' ')[1]), headers, body }
+    }
+
+    it.each([
+      ['a malformed header line', 'GET /discord/api/config HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n', 400],
+      [
+        'a chunked body that cannot be parsed',
+        'POST /discord/api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n',
+        400,
+      ],
+      [
+        'headers too large',
+        `GET /discord/api/config HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        431,
+      ],
+    ])(
+      '%s: the envelope and the security headers, then the connection closes',
+      async (_name, bytes, status) => {
+        const normal = await t.app.inject({ method: 'GET', url: '/discord/api/config' })
+        const { text, closed } = await rawExchange(bytes)
+        const answer = parse(text)
+        expect(answer.status).toBe(status)
+        expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
+        for (const name of securityHeaderNames)
+          expect(answer.headers[name], name).toBe(normal.headers[name] as string | undefined)
+        expect(answer.headers.connection).toBe('close')
+        expect(closed).toBe(true)
+      },
+    )
+
+    it('a body that is not JSON gets the envelope and the security headers', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/discord/api/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email": ',
+      })
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toEqual({
+        success: false,
+        error: 'VALIDATION_ERROR',
+        message: 'The request body is not valid JSON',
+      })
+      expect(response.headers['x-frame-options']).toBe('DENY')
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'")
     })
   })
 

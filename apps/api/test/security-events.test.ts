@@ -5,7 +5,7 @@ import { type CryptoHarness, createCryptoHarness } from './helpers/crypto'
 import { login, register } from './helpers/members'
 
 const API = '/discord/api'
-const ADMIN = { email: 'sentinel@edgeclub.test', password: 'Sentinel$42x' }
+const ADMIN = { email: 'sentinel@edgeclub.test', password: 'Sentinel$Watch-77' }
 const CLIENT = '192.0.2.77'
 
 interface LogLine {

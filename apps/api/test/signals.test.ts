@@ -465,7 +465,7 @@ describe('the signal room', () => {
       }
       expect(afterLapse.signal.content).toBeNull()
 
-      // Signing out ends the stream at the next event.
+      // Signing out ends the stream (at once: see signal-streams.test.ts).
       expect((await call(neverPaid.accessToken, 'POST', '/auth/logout')).statusCode).toBe(200)
       await publish(pick())
       await outsider.closed

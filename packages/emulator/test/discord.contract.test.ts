@@ -345,6 +345,25 @@ describe('messages and DMs', () => {
     expect(emulator.discord.state().messages[cfg().announceChannelId]).toEqual([message])
   })
 
+  it('posts once per nonce with enforce_nonce (for a few minutes), and refuses a nonce over 25 characters', async () => {
+    const post = (nonce: string, enforce: boolean) =>
+      rest.post(Routes.channelMessages(cfg().announceChannelId), {
+        body: { content: 'Once only', nonce, enforce_nonce: enforce },
+      }) as Promise<APIMessage>
+    const first = await post('broadcast-1', true)
+    const again = await post('broadcast-1', true)
+    expect(again.id).toBe(first.id)
+    expect(again.nonce).toBe('broadcast-1')
+    // Without enforce_nonce the nonce is only echoed: a new message.
+    expect((await post('broadcast-1', false)).id).not.toBe(first.id)
+    // After a few minutes the nonce is forgotten.
+    emulator.discord.advanceTime(6 * 60)
+    expect((await post('broadcast-1', true)).id).not.toBe(first.id)
+    expect(emulator.discord.state().messages[cfg().announceChannelId]).toHaveLength(3)
+    const long = await discordError(post('n'.repeat(26), true))
+    expect([long.status, long.code]).toEqual([400, 50035])
+  })
+
   it('opens a DM channel and records messages sent there', async () => {
     const alice = emulator.discord.addMember({ username: 'alice' })
     const dm = (await rest.post(Routes.userChannels(), {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { DiscordAPIError, HTTPError, REST } from '@discordjs/rest'
 import {
   type APIGuildMember,
@@ -378,6 +379,77 @@ describe('the token exchange', () => {
 
     // None of that used the code up.
     expect((await exchange(codeGrant(code))).token_type).toBe('Bearer')
+  })
+})
+
+describe('PKCE (RFC 7636, S256)', () => {
+  const verifier = (seed: string) => createHash('sha256').update(seed).digest('base64url').padEnd(64, 'x')
+  const challengeOf = (value: string) => createHash('sha256').update(value).digest('base64url')
+  const withChallenge = (value: string) =>
+    authorizeQuery({ code_challenge: challengeOf(value), code_challenge_method: 'S256' })
+
+  it('binds the code to the challenge: only its verifier redeems it', async () => {
+    const mine = verifier('mine')
+    const code = await authorizedCode(withChallenge(mine))
+    const token = await exchange(codeGrant(code, { code_verifier: mine }))
+    expect(token.token_type).toBe('Bearer')
+  })
+
+  it('refuses a code issued for a challenge without its verifier, or with another, and spends it', async () => {
+    const mine = verifier('mine')
+    const missing = await tokenRequest(codeGrant(await authorizedCode(withChallenge(mine))))
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'Invalid "code_verifier" in request.',
+    })
+
+    // Someone else's code, redeemed with their own verifier: refused, and the code is gone.
+    const code = await authorizedCode(withChallenge(mine))
+    const other = await tokenRequest(codeGrant(code, { code_verifier: verifier('theirs') }))
+    expect(other.status).toBe(400)
+    expect(((await other.json()) as { error: string }).error).toBe('invalid_grant')
+    const after = await tokenRequest(codeGrant(code, { code_verifier: mine }))
+    expect(((await after.json()) as { error_description: string }).error_description).toBe(
+      'Invalid "code" in request.',
+    )
+    // The challenge itself is not a verifier.
+    const code2 = await authorizedCode(withChallenge(mine))
+    const sentChallenge = await tokenRequest(codeGrant(code2, { code_verifier: challengeOf(mine) }))
+    expect(((await sentChallenge.json()) as { error: string }).error).toBe('invalid_grant')
+  })
+
+  it('refuses a verifier for a code that was issued without a challenge (no downgrade)', async () => {
+    const code = await authorizedCode()
+    const response = await tokenRequest(codeGrant(code, { code_verifier: verifier('mine') }))
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: string }).error).toBe('invalid_grant')
+  })
+
+  it('takes only S256 and well-formed challenges on the authorize request', async () => {
+    const errorOf = async (query: URLSearchParams) => {
+      const response = await authorizePage(query)
+      expect(response.status).toBe(302)
+      return Object.fromEntries(new URL(response.headers.get('location') ?? '').searchParams)
+    }
+    const challenge = challengeOf(verifier('mine'))
+    expect(
+      await errorOf(authorizeQuery({ code_challenge: challenge, code_challenge_method: 'plain' })),
+    ).toMatchObject({
+      error: 'invalid_request',
+      state: 'state-123',
+    })
+    // RFC 7636 reads a missing method as plain.
+    expect(await errorOf(authorizeQuery({ code_challenge: challenge }))).toMatchObject({
+      error: 'invalid_request',
+    })
+    expect(await errorOf(authorizeQuery({ code_challenge_method: 'S256' }))).toMatchObject({
+      error: 'invalid_request',
+    })
+    expect(
+      await errorOf(authorizeQuery({ code_challenge: 'too-short', code_challenge_method: 'S256' })),
+    ).toMatchObject({ error: 'invalid_request' })
+    expect((await authorizePage(withChallenge(verifier('mine')))).status).toBe(200)
   })
 })
 

@@ -130,6 +130,12 @@ export const ModerationSchema = z.object({
 })
 
 export const BroadcastSchema = z.object({
+  /**
+   * Names this broadcast (the form makes one per message it composes): the same id sent again is
+   * refused as already sent, so a double click or a retried request never posts twice. Without it,
+   * every request is a new broadcast.
+   */
+  broadcastId: text().uuid('broadcastId must be a UUID').optional(),
   message: text({ multiline: true, error: 'Write a message' })
     .trim()
     .min(1, 'Write a message')

@@ -8,6 +8,9 @@ export const communityMessages = {
   banned: 'Your Discord access has been suspended. Please contact support.',
   tooManyInvites: 'You have created too many invites today. Use your latest invite, or try again tomorrow.',
   noDiscordUsername: 'Add your Discord username in Settings first, so we can give you the member role.',
+  /** A broadcast sent again with the same id: `sent` says what went out the first time. */
+  broadcastAlreadySent: (sent: string) =>
+    `This broadcast was already sent (${sent}). Nothing was sent again.`,
 } as const
 
 export const DISCORD_LINK_STATES = ['unlinked', 'invited', 'joined', 'removed', 'kicked', 'banned'] as const
@@ -49,7 +52,32 @@ export type DiscordStatus = z.infer<typeof DiscordStatusSchema>
 export const ModerationResultSchema = z.object({ state: z.enum(['kicked', 'banned', 'removed']) })
 export type ModerationResult = z.infer<typeof ModerationResultSchema>
 
-export const BroadcastResultSchema = z.object({ messageId: z.string(), emailed: z.number().int() })
+/** The channels a broadcast goes out on; each reports its own delivery. */
+export const BROADCAST_CHANNELS = ['discord', 'email'] as const
+export type BroadcastChannel = (typeof BROADCAST_CHANNELS)[number]
+
+/** What one channel did with a broadcast: posted now ('sent'), or one email per recipient queued. */
+export const BroadcastDeliverySchema = z.object({
+  channel: z.enum(BROADCAST_CHANNELS),
+  status: z.enum(['sent', 'queued']),
+  /** The channel's id for what it posted (the Discord message), if any. */
+  externalId: z.string().nullable(),
+  /** How many it went to (emails queued), if the channel counts recipients. */
+  recipients: z.number().int().nullable(),
+})
+export type BroadcastDelivery = z.infer<typeof BroadcastDeliverySchema>
+
+/**
+ * POST /admin/broadcast: the broadcast (its id names it: the same id again is refused as already
+ * sent), and what each channel did. `messageId` and `emailed` are the Discord and email deliveries.
+ */
+export const BroadcastResultSchema = z.object({
+  broadcastId: z.string(),
+  sentAt: z.string(),
+  messageId: z.string(),
+  emailed: z.number().int(),
+  deliveries: z.array(BroadcastDeliverySchema),
+})
 export type BroadcastResult = z.infer<typeof BroadcastResultSchema>
 
 /** The bot's setup checks and how many members' roles disagree with their access. */

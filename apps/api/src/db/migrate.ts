@@ -11,6 +11,9 @@ import * as performance from './migrations/2026-11-24-02-performance'
 import * as signals from './migrations/2026-11-24-03-signals'
 import * as rollupsNaming from './migrations/2026-11-26-01-rollups-naming'
 import * as billingLevers from './migrations/2026-11-26-02-billing-levers'
+import * as mailDeliveries from './migrations/2026-11-26-03-mail-deliveries'
+import * as discordPkce from './migrations/2026-11-26-04-discord-pkce'
+import * as broadcasts from './migrations/2026-11-26-05-broadcasts'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -25,6 +28,9 @@ const migrations: Record<string, Migration> = {
   '2026-11-24-03-signals': signals,
   '2026-11-26-01-rollups-naming': rollupsNaming,
   '2026-11-26-02-billing-levers': billingLevers,
+  '2026-11-26-03-mail-deliveries': mailDeliveries,
+  '2026-11-26-04-discord-pkce': discordPkce,
+  '2026-11-26-05-broadcasts': broadcasts,
 }
 
 /**

@@ -244,6 +244,8 @@ export interface DiscordOauthStatesTable {
   created_at: DefaultTimestamp
   expires_at: Timestamp
   used_at: Timestamp | null
+  /** PKCE S256 challenge of the attempt (null for attempts started before PKCE). */
+  code_challenge: string | null
 }
 
 export interface DiscordInvitesTable {
@@ -260,6 +262,33 @@ export interface JobEffectsTable {
   key: string
   queue: string
   done_at: DefaultTimestamp
+}
+
+export interface BroadcastsTable {
+  id: string
+  title: string | null
+  message: string
+  also_email: boolean
+  author_id: string | null
+  created_at: DefaultTimestamp
+}
+
+export interface BroadcastDeliveriesTable {
+  broadcast_id: string
+  channel: string
+  status: 'sent' | 'queued'
+  external_id: string | null
+  recipients: number | null
+  created_at: DefaultTimestamp
+}
+
+export interface MailDeliveriesTable {
+  key: string
+  message_id: string
+  state: 'sending' | 'accepted' | 'failed'
+  attempts: number
+  started_at: DefaultTimestamp
+  accepted_at: Timestamp | null
 }
 
 export interface ReconciliationIssuesTable {
@@ -383,6 +412,8 @@ export interface BillingMovementsTable {
 
 export interface DB {
   audit_log: AuditLogTable
+  broadcasts: BroadcastsTable
+  broadcast_deliveries: BroadcastDeliveriesTable
   discord_links: DiscordLinksTable
   discord_invites: DiscordInvitesTable
   discord_connections: DiscordConnectionsTable
@@ -405,6 +436,7 @@ export interface DB {
   password_resets: PasswordResetsTable
   login_failures: LoginFailuresTable
   job_effects: JobEffectsTable
+  mail_deliveries: MailDeliveriesTable
   reconciliation_issues: ReconciliationIssuesTable
   signals: SignalsTable
   signal_ledger: SignalLedgerTable

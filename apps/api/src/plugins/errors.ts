@@ -1,3 +1,5 @@
+import http from 'node:http'
+import type { Socket } from 'node:net'
 import type { FieldError } from '@edgeclub/shared'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -158,6 +160,43 @@ export function frameworkErrorHandler(headers: Record<string, string>) {
       'request failed',
     )
     return sendInternal(request, reply)
+  }
+}
+
+/** What Node's HTTP parser refused, as the envelope's status, code and message. */
+function clientErrorAnswer(code: string | undefined): { status: number; message: string } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, message: 'The request took too long to arrive' }
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: 'The request headers are too large' }
+  return { status: 400, message: 'The request is malformed' }
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a malformed header line, a broken
+ * chunked body, headers too large, a request that never finished arriving): the envelope with the
+ * security headers every other answer carries, then the connection is closed (its stream cannot be
+ * trusted to continue). A connection already gone gets nothing.
+ */
+export function clientErrorHandler(headers: Record<string, string>) {
+  return function (this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return
+    const { status, message } = clientErrorAnswer(error.code)
+    const body = JSON.stringify({ success: false, error: 'VALIDATION_ERROR', message })
+    this.log.info({ code: error.code ?? null, status }, 'refused a malformed request')
+    // An answer already under way on this connection must not be corrupted: then the connection only closes.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (socket.writable && !inFlight?.headersSent) {
+      const lines = [
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Bad Request'}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        'cache-control: no-store',
+        'connection: close',
+      ]
+      socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`)
+    }
+    socket.destroySoon()
   }
 }
 

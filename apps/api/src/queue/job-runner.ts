@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely'
 import PgBoss from 'pg-boss'
 import type { Database } from '../db/database'
 import type { DB } from '../db/types'
@@ -16,7 +16,8 @@ import type { DB } from '../db/types'
  *   done, so a job that runs again (its completion was lost with the database) does not repeat it.
  * - **Throughput.** Workers fetch batches, run them with bounded concurrency and fetch again at once
  *   while work is waiting; they sleep only when their queue is empty. Failures retry per job with
- *   growing, jittered delays (pg-boss's exponential backoff with random spread).
+ *   growing, jittered delays (pg-boss's exponential backoff with random spread), under a ceiling for
+ *   queues that must come back soon after an outage (`retryCeiling`: transactional mail).
  */
 
 /**
@@ -37,6 +38,12 @@ export interface QueuePolicy {
   /** Retries after the first try; with backoff the waits double from retryDelay (seconds). */
   retryLimit: number
   retryDelay: number
+  /**
+   * A ceiling on the doubling waits: none longer than `seconds` while the job is younger than
+   * `forSeconds`, then none longer than `thenSeconds`. pg-boss's own backoff has no ceiling (its waits
+   * double to hours), so the runner sets the next try of such a queue itself (retryDelaySeconds).
+   */
+  retryCeiling?: { seconds: number; forSeconds: number; thenSeconds: number }
   /** Jobs fetched at once, and how many of them run at the same time. */
   batchSize: number
   concurrency: number
@@ -59,6 +66,27 @@ export const SWEEP_POLICY: QueuePolicy = {
 }
 
 type Executor = Kysely<DB> | Transaction<DB>
+
+/**
+ * How long a failed job of `policy` waits before its next try: about twice as long as the wait before
+ * (between half and all of `retryDelay × 2^(retryCount+1)`, like pg-boss's jittered backoff), under the
+ * policy's ceiling for the job's age. `scale` shortens every duration alike (tests).
+ */
+export function retryDelaySeconds(
+  policy: Pick<QueuePolicy, 'retryDelay' | 'retryCeiling'>,
+  retryCount: number,
+  ageSeconds: number,
+  random: () => number = Math.random,
+  scale = 1,
+): number {
+  const doubled = policy.retryDelay * scale * 2 ** Math.min(16, retryCount + 1)
+  const ceiling = policy.retryCeiling
+  const cap = !ceiling
+    ? Number.POSITIVE_INFINITY
+    : (ageSeconds < ceiling.forSeconds * scale ? ceiling.seconds : ceiling.thenSeconds) * scale
+  const top = Math.min(doubled, cap)
+  return (top / 2) * (1 + random())
+}
 
 export interface EnqueueOptions {
   /** The transaction of the change this job follows (the outbox); without it the job is queued now. */
@@ -156,19 +184,21 @@ export async function startJobs(
   },
 ): Promise<Jobs> {
   const scale = options.retryDelayScale ?? 1
-  const retryDelayOf = (policy: QueuePolicy) => Math.max(1, Math.round(policy.retryDelay * scale))
+  /**
+   * What pg-boss itself applies. A queue with a ceiling gets a flat wait of its ceiling from pg-boss
+   * (what a job whose worker died waits); its failures are rescheduled by the runner (`recordFailure`).
+   */
+  const retryOf = (policy: QueuePolicy) => ({
+    retryLimit: policy.retryLimit,
+    retryDelay: Math.max(1, Math.round((policy.retryCeiling?.seconds ?? policy.retryDelay) * scale)),
+    retryBackoff: !policy.retryCeiling,
+  })
   const { log, policies } = options
   const db = database.db
   const boss = createBoss(database, log)
   await boss.start()
   for (const [name, policy] of Object.entries(policies) as [string, QueuePolicy][]) {
-    const settings = {
-      name,
-      retryLimit: policy.retryLimit,
-      retryDelay: retryDelayOf(policy),
-      retryBackoff: true,
-      expireInSeconds: policy.expireInSeconds,
-    }
+    const settings = { name, ...retryOf(policy), expireInSeconds: policy.expireInSeconds }
     // createQueue leaves an existing queue as it was: a changed policy must be applied explicitly.
     if (await boss.getQueue(name)) await boss.updateQueue(name, settings)
     else await boss.createQueue(name, settings)
@@ -183,14 +213,43 @@ export async function startJobs(
     ...(options.trx ? { db: executorOf(options.trx) } : {}),
   })
 
-  const isDone = async (key: string) =>
-    Boolean(await db.selectFrom('job_effects').select('key').where('key', '=', key).executeTakeFirst())
+  // An effect is a queue's: the same business key on two queues (a refund's Discord sync and its Stripe
+  // cancellation) names two effects, each done once.
+  const effectOf = (queue: string, key: string) => `${queue}:${key}`
+  const isDone = async (queue: string, key: string) =>
+    Boolean(
+      await db
+        .selectFrom('job_effects')
+        .select('key')
+        .where('key', '=', effectOf(queue, key))
+        .executeTakeFirst(),
+    )
   const markDone = (queue: string, key: string) =>
     db
       .insertInto('job_effects')
-      .values({ key, queue })
+      .values({ key: effectOf(queue, key), queue })
       .onConflict((oc) => oc.column('key').doNothing())
       .execute()
+
+  /**
+   * A failed try: pg-boss records it and (tries left) schedules the next; for a queue with a retry
+   * ceiling the next try's time is then set from its own schedule, in the same transaction.
+   */
+  const recordFailure = async (queue: QueueName, job: PgBoss.JobWithMetadata<unknown>, error: unknown) => {
+    const policy = policies[queue]
+    const output = { message: reason(error) }
+    if (!policy.retryCeiling) {
+      await boss.fail(queue, job.id, output)
+      return
+    }
+    const ageSeconds = (Date.now() - new Date(job.createdOn).getTime()) / 1000
+    const delay = retryDelaySeconds(policy, job.retryCount, ageSeconds, Math.random, scale)
+    await db.transaction().execute(async (trx) => {
+      await boss.fail(queue, job.id, output, { db: executorOf(trx) })
+      await sql`update pgboss.job set start_after = now() + make_interval(secs => ${delay})
+        where name = ${queue} and id = ${job.id} and state = 'retry'`.execute(trx)
+    })
+  }
 
   const stopping = { value: false }
 
@@ -210,12 +269,7 @@ export async function startJobs(
       // pg-boss's insert takes the queue's retry policy only from explicit fields.
       const policy = policies[queue]
       for (const row of rows)
-        Object.assign(row, {
-          retryLimit: policy.retryLimit,
-          retryDelay: retryDelayOf(policy),
-          retryBackoff: true,
-          expireInSeconds: policy.expireInSeconds,
-        })
+        Object.assign(row, { ...retryOf(policy), expireInSeconds: policy.expireInSeconds })
       for (let start = 0; start < rows.length; start += 500) {
         await boss.insert(
           rows.slice(start, start + 500),
@@ -230,7 +284,7 @@ export async function startJobs(
 
       const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>) => {
         const { key, body } = job.data
-        if (key && (await isDone(key))) return
+        if (key && (await isDone(queue, key))) return
         await handler(body, {
           id: job.id,
           key,
@@ -261,7 +315,7 @@ export async function startJobs(
                   { queue, jobId: job.id, retryCount: job.retryCount, reason: reason(error) },
                   'job failed; it will be retried if tries are left',
                 )
-                await boss.fail(queue, job.id, { message: reason(error) }).catch((failError: unknown) => {
+                await recordFailure(queue, job, error).catch((failError: unknown) => {
                   log.error(
                     { queue, jobId: job.id, reason: reason(failError) },
                     'could not record a job failure',

@@ -1,5 +1,4 @@
-import { paths, site } from '@edgeclub/shared'
-import { Link } from 'react-router'
+import { site } from '@edgeclub/shared'
 import { pricingPlansIsland } from '../components/pricing-plans'
 import { Container, PageHero } from '../components/ui/layout'
 import { Island, islandsPage } from '../lib/island'
@@ -24,15 +23,6 @@ export default function Pricing() {
       <Container className="py-14">
         <h2 className="sr-only">Plans</h2>
         <Island of={pricingPlansIsland} />
-        <p className="mt-12 text-center text-slate-300">
-          Already a member?{' '}
-          <Link
-            to={paths.login}
-            className="font-semibold text-emerald-300 underline-offset-4 hover:underline"
-          >
-            Sign in here
-          </Link>
-        </p>
       </Container>
     </>
   )

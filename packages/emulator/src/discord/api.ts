@@ -170,6 +170,9 @@ function snowflakeList(form: FormValidator, key: string, raw: unknown): string[]
   return [...new Set(raw.map(String))]
 }
 
+/** How long Discord remembers a nonce for enforce_nonce ("the past few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000
+
 function maxLength(form: FormValidator, path: (string | number)[], value: unknown, max: number): number {
   if (value === undefined || value === null) return 0
   if (typeof value !== 'string') {
@@ -489,6 +492,7 @@ export function createApi(store: DiscordStore, oauth: OAuth2): ApiRoute[] {
 
       const form = new FormValidator()
       const contentLength = maxLength(form, ['content'], body.content, 2000)
+      if (typeof body.nonce === 'string') maxLength(form, ['nonce'], body.nonce, 25)
       const embeds = validateEmbeds(form, body.embeds)
       const allowed = validateAllowedMentions(form, body.allowed_mentions)
       form.throwIfAny()
@@ -501,6 +505,20 @@ export function createApi(store: DiscordStore, oauth: OAuth2): ApiRoute[] {
       } else if (recipientId && (!store.members.has(recipientId) || store.dmsClosed.has(recipientId))) {
         // No mutual server any more, or DMs from server members turned off.
         throw cannotMessageUser()
+      }
+
+      // enforce_nonce: a message the bot already created with this nonce in the last few minutes is
+      // returned again instead of a new one (a retried request posts once).
+      const nonce = typeof body.nonce === 'string' || typeof body.nonce === 'number' ? body.nonce : undefined
+      if (body.enforce_nonce === true && nonce !== undefined) {
+        const since = store.now() - NONCE_WINDOW_MS
+        const earlier = (store.messages.get(channelId) ?? []).find(
+          (message) =>
+            message.nonce === nonce &&
+            message.author.id === store.botUser.id &&
+            Date.parse(message.timestamp) >= since,
+        )
+        if (earlier) return ok(earlier)
       }
 
       const content = typeof body.content === 'string' ? body.content : ''

@@ -66,6 +66,8 @@ function paramsOf(values: URLSearchParams): AuthorizeParams {
     state: values.get('state'),
     redirectUri: values.get('redirect_uri'),
     prompt: values.get('prompt'),
+    codeChallenge: values.get('code_challenge'),
+    codeChallengeMethod: values.get('code_challenge_method'),
   }
 }
 
@@ -150,7 +152,7 @@ ${notice ? `<p class="error" role="alert">${escapeHtml(notice)}</p>` : ''}
     if (check.kind === 'redirect') return redirect(res, 302, check.location)
     const account = signedInUser(req)
     if (url.searchParams.get('prompt') === 'none' && oauth.alreadyGranted(account.id, check.scopes)) {
-      const code = oauth.issueCode(account.id, check.scopes, check.redirectUri)
+      const code = oauth.issueCode(account.id, check.scopes, check.redirectUri, check.codeChallenge)
       return redirect(res, 302, withQuery(check.redirectUri, { code, state: check.state }))
     }
     consentPage(res, account, url.searchParams, check)
@@ -174,7 +176,7 @@ ${notice ? `<p class="error" role="alert">${escapeHtml(notice)}</p>` : ''}
       )
     }
     if (decision !== 'authorize') return errorPage(res, 'Choose Authorize or Cancel')
-    const code = oauth.issueCode(signedInUser(req).id, check.scopes, check.redirectUri)
+    const code = oauth.issueCode(signedInUser(req).id, check.scopes, check.redirectUri, check.codeChallenge)
     redirect(res, 302, withQuery(check.redirectUri, { code, state: check.state }))
   })
 

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { RESTPostOAuth2AccessTokenResult } from 'discord-api-types/v10'
 import type { DiscordStore } from './state'
 
@@ -51,6 +51,9 @@ export interface AuthorizeParams {
   state: string | null
   redirectUri: string | null
   prompt: string | null
+  /** PKCE (RFC 7636): Discord takes only the S256 method (its server metadata lists no other). */
+  codeChallenge: string | null
+  codeChallengeMethod: string | null
 }
 
 /**
@@ -60,7 +63,14 @@ export interface AuthorizeParams {
 export type AuthorizeCheck =
   | { kind: 'page'; message: string }
   | { kind: 'redirect'; location: string }
-  | { kind: 'consent'; scopes: string[]; redirectUri: string; state: string | null }
+  | {
+      kind: 'consent'
+      scopes: string[]
+      redirectUri: string
+      state: string | null
+      /** The S256 challenge the code will be bound to, if the request had one. */
+      codeChallenge: string | null
+    }
 
 interface StoredCode {
   userId: string
@@ -68,6 +78,15 @@ interface StoredCode {
   scopes: string[]
   redirectUri: string
   expiresAt: number
+  codeChallenge: string | null
+}
+
+/** RFC 7636: a code_verifier (and an S256 challenge, 43 characters) is 43–128 unreserved characters. */
+const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/
+
+/** BASE64URL(SHA-256(verifier)): what an S256 challenge must equal. */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url')
 }
 
 export interface AccessToken {
@@ -179,7 +198,23 @@ export class OAuth2 {
     if (scopes.length === 0 || scopes.some((scope) => !DISCORD_SCOPES.has(scope))) {
       return back('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
     }
-    return { kind: 'consent', scopes, redirectUri: params.redirectUri, state: params.state }
+    // PKCE: a method without a challenge, a challenge without S256 (RFC 7636 reads a missing method
+    // as "plain", which Discord does not take) or a malformed challenge is an invalid request.
+    if (params.codeChallengeMethod !== null && params.codeChallenge === null)
+      return back('invalid_request', 'Missing code_challenge parameter.')
+    if (params.codeChallenge !== null) {
+      if (params.codeChallengeMethod !== 'S256')
+        return back('invalid_request', 'Transform algorithm not supported: use code_challenge_method=S256.')
+      if (!/^[A-Za-z0-9\-_]{43}$/.test(params.codeChallenge))
+        return back('invalid_request', 'Invalid code_challenge parameter.')
+    }
+    return {
+      kind: 'consent',
+      scopes,
+      redirectUri: params.redirectUri,
+      state: params.state,
+      codeChallenge: params.codeChallenge,
+    }
   }
 
   /** `prompt=none` skips the screen only for a user who already granted every requested scope. */
@@ -188,8 +223,16 @@ export class OAuth2 {
     return granted !== undefined && scopes.every((scope) => granted.has(scope))
   }
 
-  /** The user pressed Authorize: a single-use code bound to them, the scopes and the redirect URI. */
-  issueCode(userId: string, scopes: string[], redirectUri: string): string {
+  /**
+   * The user pressed Authorize: a single-use code bound to them, the scopes, the redirect URI and the
+   * request's PKCE challenge, if it had one.
+   */
+  issueCode(
+    userId: string,
+    scopes: string[],
+    redirectUri: string,
+    codeChallenge: string | null = null,
+  ): string {
     const code = randomToken()
     this.codes.set(code, {
       userId,
@@ -197,6 +240,7 @@ export class OAuth2 {
       scopes,
       redirectUri,
       expiresAt: this.store.now() + this.config.codeLifetimeSeconds * 1000,
+      codeChallenge,
     })
     const granted = this.grants.get(userId) ?? new Set<string>()
     for (const scope of scopes) granted.add(scope)
@@ -259,6 +303,21 @@ export class OAuth2 {
     }
     if (form.get('redirect_uri') !== code.redirectUri) {
       return oauthError(400, 'invalid_request', 'Invalid "redirect_uri" in request.')
+    }
+    // PKCE: a code issued for a challenge needs the verifier that hashes to it (a missing or wrong
+    // one is invalid_grant, as Discord answers); a verifier for a code issued without a challenge is
+    // refused too (OAuth 2.1), so PKCE cannot be stripped from a request. A failed try spends the code.
+    const verifier = form.get('code_verifier')
+    if (code.codeChallenge !== null || verifier !== null) {
+      const proven =
+        code.codeChallenge !== null &&
+        verifier !== null &&
+        PKCE_VALUE.test(verifier) &&
+        sameSecret(s256(verifier), code.codeChallenge)
+      if (!proven) {
+        this.codes.delete(value)
+        return oauthError(400, 'invalid_grant', 'Invalid "code_verifier" in request.')
+      }
     }
     this.codes.delete(value)
     return this.grantTokens(code.userId, code.scopes)

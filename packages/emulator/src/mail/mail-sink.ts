@@ -16,6 +16,8 @@ export interface ReceivedMail {
   text: string
   html: string
   date: string
+  /** The Message-ID header as sent (a message sent again keeps it), or '' when there was none. */
+  messageId: string
   /** Every http(s) link of the text part, in order (tests follow them). */
   links: string[]
 }
@@ -60,6 +62,7 @@ export async function mountMailSink(
             text,
             html: typeof mail.html === 'string' ? mail.html : '',
             date: (mail.date ?? new Date()).toISOString(),
+            messageId: mail.messageId ?? '',
             links: text.match(/https?:\/\/[^\s<>"]+/g) ?? [],
           })
           callback()

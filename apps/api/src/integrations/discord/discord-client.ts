@@ -109,9 +109,17 @@ export function createDiscordClient(settings: DiscordSettings) {
     ban: (userId: string, reason: string) =>
       rest.put(Routes.guildBan(guildId, userId), { body: { delete_message_seconds: 0 }, reason }),
     unban: (userId: string, reason: string) => rest.delete(Routes.guildBan(guildId, userId), { reason }),
-    sendMessage: (channelId: string, content: string) =>
+    /**
+     * Posts a message. With `nonce`, Discord posts it once however often the request is repeated within
+     * a few minutes (enforce_nonce): a retry after a lost answer returns the first message.
+     */
+    sendMessage: (channelId: string, content: string, options: { nonce?: string } = {}) =>
       rest.post(Routes.channelMessages(channelId), {
-        body: { content, allowed_mentions: { parse: [] } },
+        body: {
+          content,
+          allowed_mentions: { parse: [] },
+          ...(options.nonce ? { nonce: options.nonce, enforce_nonce: true } : {}),
+        },
       }) as Promise<APIMessage>,
   }
 }

@@ -31,8 +31,11 @@ export function createDiscordOAuth(settings: DiscordOAuthSettings) {
   return {
     settings,
 
-    /** Discord's consent page for this member's attempt (`state` comes back on the redirect). */
-    authorizeUrl(state: string): string {
+    /**
+     * Discord's consent page for this member's attempt: `state` comes back on the redirect, and the
+     * code Discord issues is bound to `codeChallenge` (PKCE, S256: the only method Discord takes).
+     */
+    authorizeUrl(state: string, codeChallenge: string): string {
       const url = new URL(settings.authorizeUrl)
       url.search = new URLSearchParams({
         response_type: 'code',
@@ -41,12 +44,17 @@ export function createDiscordOAuth(settings: DiscordOAuthSettings) {
         state,
         redirect_uri: settings.redirectUri,
         prompt: 'consent',
+        code_challenge: codeChallenge,
+        code_challenge_method: 'S256',
       }).toString()
       return url.toString()
     },
 
-    /** The code from the redirect, for the member's tokens (the caller uses the access token once). */
-    exchangeCode: (code: string) =>
+    /**
+     * The code from the redirect, with the attempt's PKCE verifier, for the member's tokens (the caller
+     * uses the access token once). A code issued on another attempt does not match the verifier.
+     */
+    exchangeCode: (code: string, codeVerifier: string) =>
       rest.post(Routes.oauth2TokenExchange(), {
         auth: false,
         passThroughBody: true,
@@ -57,6 +65,7 @@ export function createDiscordOAuth(settings: DiscordOAuthSettings) {
           redirect_uri: settings.redirectUri,
           client_id: settings.clientId,
           client_secret: settings.clientSecret,
+          code_verifier: codeVerifier,
         }),
       }) as Promise<RESTPostOAuth2AccessTokenResult>,
 

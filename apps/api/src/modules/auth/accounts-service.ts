@@ -50,7 +50,10 @@ export function createAccountsService(deps: {
     async setRole(actor: UserRow, userId: string, role: UserRole) {
       const user = await memberOrThrow(userId)
       if (user.id === actor.id && role !== 'admin') throw badRequest('You cannot remove your own admin role')
-      const updated = await repo.updateUser(user.id, { role, updated_at: clock.now() })
+      // In a transaction of its own: the admin's audit row commits with the change (plugins/audit.ts).
+      const updated = await repo.transaction((trx) =>
+        repo.updateUser(user.id, { role, updated_at: clock.now() }, trx),
+      )
       deps.sessions.forgetUser(user.id)
       return toPublicUser(updated ?? user)
     },

@@ -1,6 +1,8 @@
+import { authMessages, NewPasswordSchema } from '@edgeclub/shared'
 import { AppError } from '../../lib/errors'
 import type { AuthRepository } from './auth-repository'
 import { normalizeEmail } from './auth-service'
+import { isCommonPassword } from './common-passwords'
 import { hashPassword } from './passwords'
 
 /** ADMIN_EMAIL/ADMIN_PASSWORD at start and `npm run admin`: make the account an admin, creating it if needed. */
@@ -17,6 +19,12 @@ export async function ensureAdmin(
     return 'promoted'
   }
   if (!password) throw new AppError('VALIDATION_ERROR', 'A password is needed to create the admin account')
+  // The admin's password meets the members' rules: composition, and not a (dressed-up) common one.
+  const rule = NewPasswordSchema.safeParse(password)
+  if (!rule.success)
+    throw new AppError('VALIDATION_ERROR', `The admin password: ${rule.error.issues[0]?.message}`)
+  if (await isCommonPassword(password))
+    throw new AppError('VALIDATION_ERROR', `The admin password: ${authMessages.passwordTooCommon}`)
   await repo.insertUser({
     email: email.trim(),
     email_normalized: normalizeEmail(email),

@@ -344,10 +344,10 @@ export function createAuthService(deps: {
       if (reset === 'superseded' || reset === 'throttled') return reset
       // Sent from this job, not queued again, so the raw token is never stored anywhere.
       const link = `${deps.appOrigin}${paths.resetPassword}?token=${encodeURIComponent(resetToken(reset.id))}`
-      await deps.mail.sendNow({
-        ...resetEmail(user.email, user.first_name, link),
-        messageId: `<reset-${reset.id}@edgeclub>`,
-      })
+      await deps.mail.sendNow(
+        { ...resetEmail(user.email, user.first_name, link), messageId: `<reset-${reset.id}@edgeclub>` },
+        `password-reset-link:${reset.id}`,
+      )
       return 'sent'
     },
 

@@ -1,6 +1,12 @@
-import type { Kysely, Transaction, Updateable } from 'kysely'
+import type { Insertable, Kysely, Transaction, Updateable } from 'kysely'
 import { transactionRunner } from '../../db/transaction'
-import type { DB, DiscordLinkRow, DiscordLinksTable } from '../../db/types'
+import type {
+  BroadcastDeliveriesTable,
+  BroadcastsTable,
+  DB,
+  DiscordLinkRow,
+  DiscordLinksTable,
+} from '../../db/types'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
 export function createCommunityRepository(db: Kysely<DB>) {
@@ -69,8 +75,8 @@ export function createCommunityRepository(db: Kysely<DB>) {
         .execute()
     },
 
-    revokeInvite(code: string, now: Date) {
-      return db.updateTable('discord_invites').set({ revoked_at: now }).where('code', '=', code).execute()
+    revokeInvite(code: string, now: Date, trx: Kysely<DB> | Transaction<DB> = db) {
+      return trx.updateTable('discord_invites').set({ revoked_at: now }).where('code', '=', code).execute()
     },
 
     /**
@@ -123,6 +129,34 @@ export function createCommunityRepository(db: Kysely<DB>) {
         .orderBy('updated_at', 'desc')
         .limit(limit)
         .execute()
+    },
+
+    /** A broadcast by its id, with what each channel did with it. */
+    async findBroadcast(id: string) {
+      const broadcast = await db.selectFrom('broadcasts').selectAll().where('id', '=', id).executeTakeFirst()
+      if (!broadcast) return undefined
+      const deliveries = await db
+        .selectFrom('broadcast_deliveries')
+        .selectAll()
+        .where('broadcast_id', '=', id)
+        .orderBy('created_at')
+        .orderBy('channel')
+        .execute()
+      return { broadcast, deliveries }
+    },
+
+    /** The broadcast's record and its channels' deliveries, in the transaction of its outbox jobs. */
+    async insertBroadcast(
+      broadcast: Insertable<BroadcastsTable>,
+      deliveries: Omit<Insertable<BroadcastDeliveriesTable>, 'broadcast_id'>[],
+      trx: Transaction<DB>,
+    ): Promise<void> {
+      await trx.insertInto('broadcasts').values(broadcast).execute()
+      if (deliveries.length > 0)
+        await trx
+          .insertInto('broadcast_deliveries')
+          .values(deliveries.map((delivery) => ({ ...delivery, broadcast_id: broadcast.id })))
+          .execute()
     },
 
     listEmailSubscribers(trx: Kysely<DB> | Transaction<DB> = db) {

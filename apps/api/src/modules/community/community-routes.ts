@@ -103,8 +103,9 @@ export const communityRoutes: FastifyPluginAsyncZod<{
         config: {
           audit: {
             action: 'discord.broadcast',
-            targetType: 'channel',
-            target: () => null,
+            // The broadcast's id, set by the service (setAuditTarget): the form's, or a new one.
+            targetType: 'broadcast',
+            target: (request) => (bodyOf(request).broadcastId as string | undefined) ?? null,
             details: (request) => ({ alsoEmail: bodyOf(request).alsoEmail }),
           },
         },
@@ -116,7 +117,7 @@ export const communityRoutes: FastifyPluginAsyncZod<{
           response: { 200: envelope(BroadcastResultSchema) },
         },
       },
-      async (request) => ok(await community.broadcast(request.body), 'Broadcast sent'),
+      async (request) => ok(await community.broadcast(request.body, authOf(request).user), 'Broadcast sent'),
     )
 
     admin.get(

@@ -1,6 +1,12 @@
-import { createHash } from 'node:crypto'
-import { communityMessages, type DiscordInvite } from '@edgeclub/shared'
+import { createHash, randomUUID } from 'node:crypto'
+import {
+  type BroadcastDelivery,
+  type BroadcastResult,
+  communityMessages,
+  type DiscordInvite,
+} from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import { setAuditTarget } from '../../audit/audit-scope'
 import type { Config } from '../../config'
 import type { DiscordConnectionRow, DiscordLinkRow, UserRow } from '../../db/types'
 import {
@@ -9,7 +15,7 @@ import {
   isNotFound,
 } from '../../integrations/discord/discord-client'
 import { addMs, type Clock, DAY } from '../../lib/clock'
-import { AppError, badRequest, forbidden, notFound, rateLimited } from '../../lib/errors'
+import { AppError, badRequest, conflict, forbidden, notFound, rateLimited } from '../../lib/errors'
 import type { MailQueue } from '../../mail/mail-queue'
 import { broadcastEmail } from '../../mail/member-news-emails'
 import type { Jobs } from '../../queue/job-runner'
@@ -19,6 +25,24 @@ import type { DiscordConnectRepository } from './discord-connect-repository'
 
 /** Invites a member may create in 24 hours (a live, unused one is handed back instead). */
 const INVITES_PER_DAY = 5
+
+/** Discord's nonce for a broadcast (at most 25 characters): the same broadcast, the same nonce. */
+const broadcastNonce = (id: string) => createHash('sha256').update(id).digest('base64url').slice(0, 25)
+
+/** A PostgreSQL unique violation (the same broadcast recorded by a request racing this one). */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505'
+}
+
+/** What a broadcast already did, in the admin's words, for the refusal to send it again. */
+function alreadySent(deliveries: { channel: string; recipients: number | null }[]): AppError {
+  const parts = deliveries.map((delivery) =>
+    delivery.channel === 'email'
+      ? `emailed to ${delivery.recipients ?? 0} ${delivery.recipients === 1 ? 'member' : 'members'}`
+      : `posted to ${delivery.channel === 'discord' ? 'Discord' : delivery.channel}`,
+  )
+  return conflict(communityMessages.broadcastAlreadySent(parts.join(' and ') || 'nothing went out'))
+}
 
 /** Who has access now, as the access ledger says. */
 export interface AccessReader {
@@ -312,7 +336,10 @@ export function createCommunityService(deps: {
             if (!isNotFound(error)) throw error
           }
         }
-        await repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now)
+        // The link's new state in a transaction: the admin's audit row commits with it (plugins/audit.ts).
+        await repo.transaction((trx) =>
+          repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now, trx),
+        )
         return { state: 'removed' as const }
       }
       const member = await findGuildMember(user, link, connection, { byUsername: true })
@@ -325,60 +352,114 @@ export function createCommunityService(deps: {
       if (action === 'kick') {
         if (!member) throw badRequest(`${user.discord_username || user.email} is not in the Discord server`)
         await discord.kick(member.user.id, auditReason)
-        await repo.saveLink(
-          userId,
-          { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
-          now,
+        await repo.transaction((trx) =>
+          repo.saveLink(
+            userId,
+            { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
+            now,
+            trx,
+          ),
         )
         return { state: 'kicked' as const }
       }
       // Ban: even someone not in the server yet can be banned once we know their Discord id.
       if (discordUserId) await discord.ban(discordUserId, auditReason)
-      for (const invite of await repo.listLiveInvites(userId, now)) {
+      const invites = await repo.listLiveInvites(userId, now)
+      for (const invite of invites) {
         await discord.deleteInvite(invite.code, auditReason).catch((error: unknown) => {
           // Without Manage Channels the bot cannot delete invites; a banned user cannot use one anyway,
           // and it expires on its own.
           if (!isNotFound(error) && !isMissingPermissions(error)) throw error
         })
-        await repo.revokeInvite(invite.code, now)
       }
-      await repo.saveLink(
-        userId,
-        { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
-        now,
-      )
+      // Our side of the ban in one transaction, with the admin's audit row (plugins/audit.ts).
+      await repo.transaction(async (trx) => {
+        for (const invite of invites) await repo.revokeInvite(invite.code, now, trx)
+        await repo.saveLink(
+          userId,
+          { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
+          now,
+          trx,
+        )
+      })
       return { state: 'banned' as const }
     },
 
-    /** Admin: a message to the announcements channel, optionally emailed to members who opted in. */
-    async broadcast(input: { message: string; title?: string; alsoEmail: boolean }) {
+    /**
+     * Admin: a broadcast. It has an identity (`broadcastId`, from the form, or a new one): the same id
+     * again is refused as already sent, saying what went out; a new one really goes out on every
+     * channel. Discord first (a failure there sends nothing anywhere, and the same broadcast can be
+     * tried again; its nonce makes Discord post it once even if a crash loses our record of it), then,
+     * in one transaction, the record, each channel's delivery and the email outbox (one keyed job per
+     * recipient). Another channel adds its step and its delivery row the same way.
+     */
+    async broadcast(
+      input: { broadcastId?: string; message: string; title?: string; alsoEmail: boolean },
+      author: { id: string },
+    ): Promise<BroadcastResult> {
       const discord = discordOrThrow()
-      if (!config.announceChannelId)
+      const channelId = config.announceChannelId
+      if (!channelId)
         throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
+      const id = input.broadcastId ?? randomUUID()
+      setAuditTarget(id)
+      const earlier = await repo.findBroadcast(id)
+      if (earlier) throw alreadySent(earlier.deliveries)
+
       const content = input.title ? `**${input.title}**\n${input.message}` : input.message
-      const message = await discord.sendMessage(config.announceChannelId, content)
-      let emailed = 0
-      if (input.alsoEmail) {
-        // One job per recipient, all queued in one transaction and keyed by the text and the day: a
-        // crash mid-way queues nothing, and sending the same broadcast again mails nobody twice.
-        const day = clock.now().toISOString().slice(0, 10)
-        const textKey = createHash('sha256')
-          .update(`${input.title ?? ''}\n${input.message}`)
-          .digest('hex')
-          .slice(0, 24)
-        emailed = await repo.transaction(async (trx) => {
-          const recipients = await repo.listEmailSubscribers(trx)
-          await deps.mail.enqueueBulk(
-            recipients.map((recipient) => ({
-              key: `broadcast:${day}:${textKey}:${recipient.id}`,
-              message: broadcastEmail(recipient, input),
+      const posted = await discord.sendMessage(channelId, content, { nonce: broadcastNonce(id) })
+      const now = clock.now()
+      const deliveries: BroadcastDelivery[] = [
+        { channel: 'discord', status: 'sent', externalId: posted.id, recipients: null },
+      ]
+      try {
+        await repo.transaction(async (trx) => {
+          if (input.alsoEmail) {
+            const recipients = await repo.listEmailSubscribers(trx)
+            // One job per recipient, keyed by the broadcast: queued once, sent once, all or none.
+            await deps.mail.enqueueBulk(
+              recipients.map((recipient) => ({
+                key: `broadcast:${id}:${recipient.id}`,
+                message: broadcastEmail(recipient, input),
+              })),
+              { trx },
+            )
+            deliveries.push({
+              channel: 'email',
+              status: 'queued',
+              externalId: null,
+              recipients: recipients.length,
+            })
+          }
+          await repo.insertBroadcast(
+            {
+              id,
+              title: input.title ?? null,
+              message: input.message,
+              also_email: input.alsoEmail,
+              author_id: author.id,
+              created_at: now,
+            },
+            deliveries.map((delivery) => ({
+              channel: delivery.channel,
+              status: delivery.status,
+              external_id: delivery.externalId,
+              recipients: delivery.recipients,
+              created_at: now,
             })),
-            { trx },
+            trx,
           )
-          return recipients.length
         })
+      } catch (error) {
+        // The same broadcast sent twice at once: the other request recorded it first.
+        if (isUniqueViolation(error)) {
+          const recorded = await repo.findBroadcast(id)
+          if (recorded) throw alreadySent(recorded.deliveries)
+        }
+        throw error
       }
-      return { messageId: message.id, emailed }
+      const emailed = deliveries.find((delivery) => delivery.channel === 'email')?.recipients ?? 0
+      return { broadcastId: id, sentAt: now.toISOString(), messageId: posted.id, emailed, deliveries }
     },
 
     /** Admin: is the bot set up right, and do roles match access (drift)? */

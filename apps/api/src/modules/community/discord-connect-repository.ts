@@ -9,12 +9,19 @@ export function createDiscordConnectRepository(db: Kysely<DB>) {
   return {
     transaction: transactionRunner(db),
 
-    async insertState(state: { hash: string; userId: string; now: Date; expiresAt: Date }): Promise<void> {
+    async insertState(state: {
+      hash: string
+      userId: string
+      codeChallenge: string
+      now: Date
+      expiresAt: Date
+    }): Promise<void> {
       await db
         .insertInto('discord_oauth_states')
         .values({
           state_hash: state.hash,
           user_id: state.userId,
+          code_challenge: state.codeChallenge,
           created_at: state.now,
           expires_at: state.expiresAt,
         })

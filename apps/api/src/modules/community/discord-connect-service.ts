@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { DiscordAPIError } from '@discordjs/rest'
 import {
   DISCORD_DISCONNECTS_PER_DAY,
@@ -8,9 +8,10 @@ import {
   discordConnectMessages as messages,
 } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Transaction } from 'kysely'
 import type { AuditLog } from '../../audit/audit-log'
 import type { Config } from '../../config'
-import type { DiscordConnectionRow, UserRow } from '../../db/types'
+import type { DB, DiscordConnectionRow, UserRow } from '../../db/types'
 import { type DiscordClient, discordErrorCode } from '../../integrations/discord/discord-client'
 import type { DiscordOAuth } from '../../integrations/discord/discord-oauth'
 import { addMs, type Clock, DAY } from '../../lib/clock'
@@ -26,6 +27,9 @@ const CONNECT_ATTEMPTS_PER_HOUR = 10
 const HOUR = 3_600_000
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex')
+
+/** RFC 7636 S256: BASE64URL(SHA-256(verifier)). */
+const s256 = (verifier: string) => createHash('sha256').update(verifier, 'ascii').digest('base64url')
 
 /** Discord could not be reached or failed (5xx, timeout, network): not something the member did. */
 const discordDown = (message: string = messages.discordDown) =>
@@ -47,7 +51,8 @@ function failureOf(error: unknown) {
  * which Discord account is theirs; while they have access the bot adds that account to the server
  * with the member role in the same step. The member's OAuth2 tokens live only inside `complete`: they
  * are used once and never stored. A single-use state, bound to the member who started and valid for
- * a few minutes, protects the callback from forged and replayed requests.
+ * a few minutes, protects the callback from forged and replayed requests; PKCE (S256) binds Discord's
+ * code to that attempt, so a code issued on one member's attempt connects nothing on another's.
  */
 export function createDiscordConnectService(deps: {
   config: Config['discord']
@@ -60,34 +65,49 @@ export function createDiscordConnectService(deps: {
   jobs: Pick<Jobs, 'enqueue'>
   clock: Clock
   log: FastifyBaseLogger
+  /** The server's key: an attempt's PKCE verifier is derived from its state with it, never stored. */
+  pkceSecret: string
 }) {
   const { repo, clock, config, log } = deps
+
+  /**
+   * The attempt's PKCE code_verifier (43 base64url characters, 256 bits): only the server, holding
+   * the key, can make it from the state, so a code issued on one member's attempt cannot be redeemed
+   * with another attempt's state, even a valid one.
+   */
+  const verifierOf = (state: string) =>
+    createHmac('sha256', deps.pkceSecret).update(`discord-connect-pkce\n${state}`).digest('base64url')
 
   function oauthOrThrow(): DiscordOAuth {
     if (!deps.oauth) throw new AppError('UPSTREAM_ERROR', messages.notConfigured, { statusCode: 503 })
     return deps.oauth
   }
 
+  /** The member's own audit row; with `trx`, it commits with the change it records, or not at all. */
   const record = (
     user: UserRow,
     action: 'discord.connect' | 'discord.disconnect',
     outcome: 'success' | 'failure',
     details: Record<string, unknown>,
+    trx?: Transaction<DB>,
   ) =>
-    deps.audit.record({
-      actor: { id: user.id, email: user.email },
-      action,
-      targetType: 'user',
-      targetId: user.id,
-      outcome,
-      details,
-    })
+    deps.audit.record(
+      {
+        actor: { id: user.id, email: user.email },
+        action,
+        targetType: 'user',
+        targetId: user.id,
+        outcome,
+        details,
+      },
+      trx,
+    )
 
   /**
    * Checks the state Discord sent back: known, started by this member, unused, unexpired; then uses
    * it up. A state presented by another member is used up too, so a leaked one is dead.
    */
-  async function spendState(user: UserRow, state: string | undefined, now: Date): Promise<void> {
+  async function spendState(user: UserRow, state: string | undefined, now: Date): Promise<string> {
     if (!state) throw badRequest(messages.stateMissing)
     const row = await repo.findState(hashState(state))
     if (!row) throw badRequest(messages.stateUnknown)
@@ -98,12 +118,20 @@ export function createDiscordConnectService(deps: {
     if (row.used_at) throw badRequest(messages.stateReused)
     if (new Date(row.expires_at) <= now) throw badRequest(messages.stateExpired)
     if (!(await repo.useState(row.id, now))) throw badRequest(messages.stateReused)
+    // The verifier made now must be the one the attempt's challenge was made from (an attempt from
+    // before PKCE, or from before the key changed, has to start again).
+    const verifier = verifierOf(state)
+    const challenge = Buffer.from(s256(verifier))
+    const stored = Buffer.from(row.code_challenge ?? '')
+    if (stored.length !== challenge.length || !timingSafeEqual(stored, challenge))
+      throw badRequest(messages.stateExpired)
+    return verifier
   }
 
-  /** The member's tokens for the code; never kept. */
-  async function exchange(oauth: DiscordOAuth, code: string) {
+  /** The member's tokens for the code, proven with the attempt's verifier; never kept. */
+  async function exchange(oauth: DiscordOAuth, code: string, verifier: string) {
     try {
-      return await oauth.exchangeCode(code)
+      return await oauth.exchangeCode(code, verifier)
     } catch (error) {
       if (error instanceof DiscordAPIError && error.code === 'invalid_client') {
         log.error(failureOf(error), 'Discord refused the OAuth2 client credentials (DISCORD_CLIENT_SECRET)')
@@ -131,6 +159,13 @@ export function createDiscordConnectService(deps: {
               trx,
             )
         await deps.links.saveLink(user.id, { discord_user_id: account.id, last_error: null }, now, trx)
+        await record(
+          user,
+          'discord.connect',
+          'success',
+          { discordUserId: account.id, username: account.username },
+          trx,
+        )
         return row
       })
     } catch (error) {
@@ -200,10 +235,10 @@ export function createDiscordConnectService(deps: {
       if (row && row.user_id === user.id && !row.used_at) await repo.useState(row.id, now)
       throw badRequest(input.error === 'access_denied' ? messages.cancelled : messages.discordRefused)
     }
-    await spendState(user, input.state, now)
+    const verifier = await spendState(user, input.state, now)
     if (!input.code) throw badRequest(messages.codeMissing)
 
-    const tokens = await exchange(oauth, input.code)
+    const tokens = await exchange(oauth, input.code, verifier)
     let account: Awaited<ReturnType<DiscordOAuth['currentUser']>>
     try {
       account = await oauth.currentUser(tokens.access_token)
@@ -220,10 +255,6 @@ export function createDiscordConnectService(deps: {
         await record(user, 'discord.connect', 'failure', { discordUserId: account.id, reason: error.message })
       throw error
     }
-    await record(user, 'discord.connect', 'success', {
-      discordUserId: account.id,
-      username: account.username,
-    })
     const view = connectionView(connection)
     const result = (guild: DiscordConnectResult['guild'], roleGranted: boolean) => ({
       connection: view,
@@ -287,13 +318,15 @@ export function createDiscordConnectService(deps: {
         throw rateLimited(messages.tooManyAttempts)
       await repo.deleteStatesBefore(user.id, addMs(now, -DAY))
       const state = randomBytes(32).toString('base64url')
+      const codeChallenge = s256(verifierOf(state))
       await repo.insertState({
         hash: hashState(state),
         userId: user.id,
+        codeChallenge,
         now,
         expiresAt: addMs(now, DISCORD_OAUTH_STATE_MINUTES * 60_000),
       })
-      return { authorizeUrl: oauth.authorizeUrl(state) }
+      return { authorizeUrl: oauth.authorizeUrl(state, codeChallenge) }
     },
 
     complete,
@@ -324,10 +357,13 @@ export function createDiscordConnectService(deps: {
           { userId: user.id, discordUserId: connection.discord_user_id },
           { trx, key: `release:${connection.id}` },
         )
-      })
-      await record(user, 'discord.disconnect', 'success', {
-        discordUserId: connection.discord_user_id,
-        username: connection.username,
+        await record(
+          user,
+          'discord.disconnect',
+          'success',
+          { discordUserId: connection.discord_user_id, username: connection.username },
+          trx,
+        )
       })
       return { username: connection.username }
     },

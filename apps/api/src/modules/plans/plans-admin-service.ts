@@ -92,20 +92,26 @@ export function createPlansAdminService(deps: {
     async create(input: PlanInput): Promise<PlanRow> {
       if (await repo.findBySlug(input.slug))
         throw conflict(`A plan with the slug "${input.slug}" already exists`)
-      const row = await repo.insert({
-        name: input.name,
-        slug: input.slug,
-        description: input.description,
-        price_minor: toMinorUnits(input.price, input.currency),
-        currency: input.currency,
-        interval: input.interval,
-        interval_count: input.interval === 'lifetime' ? 1 : input.intervalCount,
-        features: JSON.stringify(input.features),
-        is_popular: input.isPopular,
-        sort_order: input.sortOrder,
-        is_active: input.isActive,
-        trial_days: input.interval === 'lifetime' ? 0 : input.trialDays,
-      })
+      // Each write in a transaction of its own: the admin's audit row commits with it (plugins/audit.ts).
+      const row = await repo.transaction((trx) =>
+        repo.insert(
+          {
+            name: input.name,
+            slug: input.slug,
+            description: input.description,
+            price_minor: toMinorUnits(input.price, input.currency),
+            currency: input.currency,
+            interval: input.interval,
+            interval_count: input.interval === 'lifetime' ? 1 : input.intervalCount,
+            features: JSON.stringify(input.features),
+            is_popular: input.isPopular,
+            sort_order: input.sortOrder,
+            is_active: input.isActive,
+            trial_days: input.interval === 'lifetime' ? 0 : input.trialDays,
+          },
+          trx,
+        ),
+      )
       return changed(row)
     },
 
@@ -124,14 +130,18 @@ export function createPlansAdminService(deps: {
         throw badRequest('A lifetime plan has no trial', [
           { field: 'trialDays', message: 'A lifetime plan has no trial' },
         ])
-      const row = await repo.update(id, { ...columns(input, plan.currency), updated_at: deps.clock.now() })
+      const row = await repo.transaction((trx) =>
+        repo.update(id, { ...columns(input, plan.currency), updated_at: deps.clock.now() }, trx),
+      )
       return changed(row ?? plan)
     },
 
     async toggle(id: string): Promise<PlanRow> {
       const plan = await getOrThrow(id)
       if (plan.archived_at) throw badRequest('An archived plan cannot be made active again')
-      const row = await repo.update(id, { is_active: !plan.is_active, updated_at: deps.clock.now() })
+      const row = await repo.transaction((trx) =>
+        repo.update(id, { is_active: !plan.is_active, updated_at: deps.clock.now() }, trx),
+      )
       return changed(row ?? plan)
     },
 
@@ -140,11 +150,13 @@ export function createPlansAdminService(deps: {
       const plan = await getOrThrow(id)
       if (await repo.everUsed(id)) {
         const now = deps.clock.now()
-        await repo.update(id, { archived_at: plan.archived_at ?? now, is_active: false, updated_at: now })
+        await repo.transaction((trx) =>
+          repo.update(id, { archived_at: plan.archived_at ?? now, is_active: false, updated_at: now }, trx),
+        )
         deps.plans.changed.invalidate()
         return { deleted: false, archived: true }
       }
-      await repo.delete(id)
+      await repo.transaction((trx) => repo.delete(id, trx))
       deps.plans.changed.invalidate()
       return { deleted: true, archived: false }
     },

@@ -7,6 +7,7 @@ import {
   type Updateable,
 } from 'kysely'
 import { planHoldersAt } from '../../db/rollups'
+import { transactionRunner } from '../../db/transaction'
 import type { DB, PlanRow, PlansTable } from '../../db/types'
 
 const PLAN_SORT_COLUMNS = {
@@ -29,6 +30,8 @@ const settleAccess = (db: Kysely<DB>) => sql`select settle_member_access()`.exec
 
 export function createPlansRepository(db: Kysely<DB>) {
   return {
+    transaction: transactionRunner(db),
+
     listActive(trx: Executor = db): Promise<PlanRow[]> {
       return trx
         .selectFrom('plans')
@@ -59,16 +62,16 @@ export function createPlansRepository(db: Kysely<DB>) {
       return trx.selectFrom('plans').selectAll().where('slug', '=', slug).executeTakeFirst()
     },
 
-    insert(plan: Insertable<PlansTable>): Promise<PlanRow> {
-      return db.insertInto('plans').values(plan).returningAll().executeTakeFirstOrThrow()
+    insert(plan: Insertable<PlansTable>, trx: Executor = db): Promise<PlanRow> {
+      return trx.insertInto('plans').values(plan).returningAll().executeTakeFirstOrThrow()
     },
 
-    update(id: string, changes: Updateable<PlansTable>): Promise<PlanRow | undefined> {
-      return db.updateTable('plans').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+    update(id: string, changes: Updateable<PlansTable>, trx: Executor = db): Promise<PlanRow | undefined> {
+      return trx.updateTable('plans').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
     },
 
-    delete(id: string) {
-      return db.deleteFrom('plans').where('id', '=', id).execute()
+    delete(id: string, trx: Executor = db) {
+      return trx.deleteFrom('plans').where('id', '=', id).execute()
     },
 
     /** Whether anyone ever paid for or held this plan (then it is archived, never deleted). */

@@ -1,20 +1,42 @@
+import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { SignalEvent } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import { sql } from 'kysely'
 import type { SignalLedgerRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
+import type { AccessListener } from '../subscriptions/access-service'
 import { type Reader, toSignalView } from './signal-views'
 import type { SignalsRepository } from './signals-repository'
 
+/**
+ * The channel on which instances tell each other about streams (NOTIFY): `open <user> <stream>` and
+ * `close <user> <stream>` keep the per-member limit across instances; `access <user>` (sent by the
+ * access service's change, at its commit) makes every instance look at that member's streams again.
+ */
+export const STREAMS_CHANNEL = 'signal_streams'
+
 /** A reader of the live stream: who, which session, and the open response to write to. */
 interface Listener {
+  /** This stream's id, as announced to the other instances. */
+  id: string
   userId: string
   sessionId: string
   staff: boolean
+  /** Whether it was last given the members' view (access or staff); unknown until first looked at. */
+  full?: boolean
+  openedAt: number
   response: ServerResponse
   closeTimer: NodeJS.Timeout
   /** The last entry this reader saw before it reconnected (its Last-Event-ID), until caught up. */
   resumeAfter?: number
+}
+
+/** A member's access changed: every instance looks at their streams at the change's commit. */
+export function streamsFollowAccess(): AccessListener {
+  return async ({ userId }, trx) => {
+    await sql`select pg_notify(${STREAMS_CHANNEL}, ${`access ${userId}`})`.execute(trx)
+  }
 }
 
 const EVENT_OF = { publish: 'published', settle: 'settled', void: 'voided' } as const
@@ -25,7 +47,11 @@ const EVENT_OF = { publish: 'published', settle: 'settled', void: 'voided' } as 
  * all of them. Delivery follows the ledger's sequence numbers: after a missed notification or a
  * lost database connection the hub catches up from the last entry it sent, so nothing is skipped.
  * Access is checked for every delivery, not only on connect: a member whose access lapsed gets the
- * public view at once, and a revoked session's stream is closed.
+ * public view, and a revoked session's stream is closed. Streams do not wait for a delivery to end,
+ * either: a member who signs out, is disabled, changes role or loses access has their streams closed
+ * as soon as any instance hears of it (`recheck`, from AUTH_CHANNEL and from `streamsFollowAccess`);
+ * the client reconnects, if it still may, to what it may now see. A member has at most
+ * `maxStreamsPerMember` streams across all instances: opening another closes their oldest.
  */
 export function createSignalStream(deps: {
   repo: SignalsRepository
@@ -33,8 +59,20 @@ export function createSignalStream(deps: {
   log: FastifyBaseLogger
   /** The longest a stream stays open on one access token (the client reconnects with a fresh one). */
   maxStreamMs: number
+  maxStreamsPerMember: number
 }) {
   const listeners = new Set<Listener>()
+  /** Stream ids are this instance's prefix and a count: an instance knows its own streams' echoes. */
+  const instance = randomUUID().slice(0, 8)
+  let opens = 0
+  /** Each member's streams on every instance, oldest first, as announced on STREAMS_CHANNEL. */
+  const announced = new Map<string, string[]>()
+  const warn = (message: string) => (error: unknown) =>
+    deps.log.warn({ reason: error instanceof Error ? error.message : String(error) }, message)
+  const announce = (message: string) =>
+    deps.repo
+      .notify(STREAMS_CHANNEL, message)
+      .catch(warn('a stream could not be announced to the other instances'))
   let lastSeq: number | undefined
   let running: Promise<void> | undefined
   let again = false
@@ -46,11 +84,56 @@ export function createSignalStream(deps: {
     if (!listener.response.writableEnded) listener.response.write(chunk)
   }
 
-  function remove(listener: Listener) {
-    listeners.delete(listener)
+  function remove(listener: Listener, options: { announce: boolean } = { announce: true }) {
+    if (!listeners.delete(listener)) return
     resuming.delete(listener)
     clearTimeout(listener.closeTimer)
     if (!listener.response.writableEnded) listener.response.end()
+    forget(listener.userId, listener.id)
+    if (options.announce) void announce(`close ${listener.userId} ${listener.id}`)
+  }
+
+  function forget(userId: string, streamId: string) {
+    const ids = announced.get(userId)
+    if (!ids) return
+    const at = ids.indexOf(streamId)
+    if (at >= 0) ids.splice(at, 1)
+    if (ids.length === 0) announced.delete(userId)
+  }
+
+  /** A stream opened (here or anywhere): beyond the member's limit, their oldest ones close. */
+  function opened(userId: string, streamId: string) {
+    // The echo of one of ours that already closed must not count against the member.
+    if (streamId.startsWith(`${instance}-`) && ![...listeners].some((listener) => listener.id === streamId))
+      return
+    const ids = announced.get(userId) ?? []
+    if (!ids.includes(streamId)) ids.push(streamId)
+    announced.set(userId, ids)
+    while (ids.length > deps.maxStreamsPerMember) {
+      const oldest = ids.shift()!
+      for (const listener of listeners) if (listener.id === oldest) remove(listener)
+    }
+  }
+
+  /**
+   * Looks at readers again now (not at the next event): a session signed out or revoked, a member
+   * disabled, a role changed, or access lost ends the stream.
+   */
+  async function recheck(audience: Listener[]): Promise<void> {
+    if (audience.length === 0) return
+    const [standing, withAccess] = await Promise.all([
+      deps.repo.liveSessionRoles([...new Set(audience.map((l) => l.sessionId))]),
+      deps.repo.usersWithAccess([...new Set(audience.map((l) => l.userId))], deps.clock.now()),
+    ])
+    for (const listener of audience) {
+      if (!listeners.has(listener)) continue
+      const role = standing.get(listener.sessionId)
+      const staff = role === 'admin' || role === 'analyst'
+      const full = staff || withAccess.has(listener.userId)
+      if (role === undefined || staff !== listener.staff || (listener.full === true && !full))
+        remove(listener)
+      else listener.full = full
+    }
   }
 
   /**
@@ -89,6 +172,7 @@ export function createSignalStream(deps: {
       for (const listener of audience) {
         if (!listeners.has(listener)) continue
         const reader: Reader = listener.staff || withAccess.has(listener.userId) ? 'full' : 'public'
+        listener.full = reader === 'full'
         write(listener, `id: ${entry.seq}\nevent: signal\ndata: ${views[reader]}\n\n`)
       }
     }
@@ -166,7 +250,30 @@ export function createSignalStream(deps: {
 
     stop() {
       clearInterval(heartbeat)
-      for (const listener of [...listeners]) remove(listener)
+      // Not announced: a shutdown stays quick, and the others' record of these streams only counts them
+      // until the member's next ones push them out (oldest first, so no live stream of theirs closes).
+      for (const listener of [...listeners]) remove(listener, { announce: false })
+    },
+
+    /**
+     * What was heard on AUTH_CHANNEL (a user whose row or session changed) or STREAMS_CHANNEL; null:
+     * announcements may have been missed, so every reader is looked at again.
+     */
+    heard(channel: 'auth' | 'streams', payload: string | null) {
+      if (payload === null) {
+        // The other instances' streams may have come and gone unheard: only this instance's count.
+        announced.clear()
+        for (const listener of [...listeners].sort((a, b) => a.openedAt - b.openedAt))
+          opened(listener.userId, listener.id)
+        void recheck([...listeners]).catch(warn('live streams could not be looked at again'))
+        return
+      }
+      const [kind, userId, streamId] = channel === 'auth' ? ['user', payload] : payload.split(' ')
+      if (!userId) return
+      if (kind === 'open' && streamId) return opened(userId, streamId)
+      if (kind === 'close' && streamId) return forget(userId, streamId)
+      const theirs = [...listeners].filter((listener) => listener.userId === userId)
+      void recheck(theirs).catch(warn("a member's live streams could not be looked at again"))
     },
 
     /**
@@ -180,12 +287,22 @@ export function createSignalStream(deps: {
     ) {
       const listener: Listener = {
         ...reader,
+        id: `${instance}-${++opens}`,
+        openedAt: Date.now(),
         response,
         closeTimer: setTimeout(() => remove(listener), deps.maxStreamMs),
       }
       listeners.add(listener)
       response.on('close', () => remove(listener))
       write(listener, `retry: 3000\n: connected\n\n`)
+      // Counted here at once (a burst of connections is cut to the limit without waiting for the
+      // database), then announced so the other instances count it too.
+      opened(listener.userId, listener.id)
+      if (listeners.has(listener)) {
+        void announce(`open ${listener.userId} ${listener.id}`)
+        // What it may see from the start, so a loss of access is noticed even before its first event.
+        void recheck([listener]).catch(warn('a new live stream could not be looked at'))
+      }
       if (reader.resumeAfter !== undefined) resuming.add(listener)
       if (lastSeq === undefined || reader.resumeAfter !== undefined) wake()
     },

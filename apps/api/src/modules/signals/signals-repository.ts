@@ -226,6 +226,25 @@ export function createSignalsRepository(db: Kysely<DB>) {
       return new Set(rows.map((row) => row.user_id))
     },
 
+    /** Of these sessions, the ones still signed in, with their user's role now. */
+    async liveSessionRoles(sessionIds: string[]): Promise<Map<string, string>> {
+      if (sessionIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['sessions.id', 'users.role'])
+        .where('sessions.id', 'in', sessionIds)
+        .where('sessions.revoked_at', 'is', null)
+        .where('users.disabled_at', 'is', null)
+        .execute()
+      return new Map(rows.map((row) => [row.id, row.role]))
+    },
+
+    /** Tells every instance listening on `channel` (delivered when this statement commits). */
+    async notify(channel: string, payload: string): Promise<void> {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(db)
+    },
+
     /** Of these sessions, the ones still signed in (not revoked, user not disabled). */
     async liveSessions(sessionIds: string[]): Promise<Set<string>> {
       if (sessionIds.length === 0) return new Set()

@@ -386,7 +386,9 @@ export function createAccessService(deps: {
 
     /** Paused: access until the end of the paid period, none from then until `resumesAt`. */
     pause: (id: string, pause: { from: Date; resumesAt: Date }) =>
-      repo.update(id, { paused_at: pause.from, resumes_at: pause.resumesAt, updated_at: clock.now() }),
+      repo.transaction((trx) =>
+        repo.update(id, { paused_at: pause.from, resumes_at: pause.resumesAt, updated_at: clock.now() }, trx),
+      ),
 
     /** Resumed before its paid period ended: as if it had never paused. */
     unpause: (id: string) => repo.update(id, { paused_at: null, resumes_at: null, updated_at: clock.now() }),
@@ -413,7 +415,7 @@ export function createAccessService(deps: {
     /** The owner's offer at cancel. */
     billingSettings: () => repo.billingSettings(),
     saveBillingSettings: (settings: { retentionPromoCodeId: string | null; retentionOffersPause: boolean }) =>
-      repo.saveBillingSettings(settings, clock.now()),
+      repo.transaction((trx) => repo.saveBillingSettings(settings, clock.now(), trx)),
 
     /** A paused member's plan resumes in three days: one reminder (the resume date is the key). */
     async remindResumes(): Promise<number> {

@@ -1,4 +1,4 @@
-import { BroadcastResultSchema, BroadcastSchema } from '@edgeclub/shared'
+import { type BroadcastResult, BroadcastResultSchema, BroadcastSchema } from '@edgeclub/shared'
 import { useEffect, useRef, useState } from 'react'
 import { buttonClasses } from '../../components/ui/button'
 import { failureText, Notice, type NoticeState } from '../../components/ui/console'
@@ -7,7 +7,20 @@ import { Panel } from '../../components/ui/panel'
 import { zodFieldErrors } from '../../lib/form-errors'
 import { act, useDiscordHealth } from './admin-api'
 
+/** How the answer says what went out, channel by channel. */
+function sentText(data: BroadcastResult): string {
+  const parts = data.deliveries.map((delivery) =>
+    delivery.channel === 'email'
+      ? `emailed to ${delivery.recipients ?? 0} ${delivery.recipients === 1 ? 'member' : 'members'}`
+      : `posted to ${delivery.channel === 'discord' ? 'Discord' : delivery.channel}`,
+  )
+  return `Broadcast sent: ${parts.join(' and ')}.`
+}
+
 export function BroadcastSection() {
+  // The identity of the broadcast being composed: sending it twice (a double click, a retry after a
+  // lost answer) is refused by the server as already sent. A new one is made once this one went out.
+  const [broadcastId, setBroadcastId] = useState(() => crypto.randomUUID())
   const [title, setTitle] = useState('')
   const [message, setMessage] = useState('')
   const [alsoEmail, setAlsoEmail] = useState(false)
@@ -39,14 +52,13 @@ export function BroadcastSection() {
     setSending(true)
     try {
       const { data } = await act('/admin/broadcast', 'POST', BroadcastResultSchema, {
+        broadcastId,
         title: title.trim() || undefined,
         message,
         alsoEmail,
       })
-      setNotice({
-        tone: 'success',
-        text: `Broadcast sent to Discord${alsoEmail ? ` and emailed to ${data.emailed} ${data.emailed === 1 ? 'member' : 'members'}` : ''}.`,
-      })
+      setNotice({ tone: 'success', text: sentText(data) })
+      setBroadcastId(crypto.randomUUID())
       setTitle('')
       setMessage('')
       setAlsoEmail(false)

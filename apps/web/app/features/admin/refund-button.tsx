@@ -70,7 +70,8 @@ export function RefundButton({
       confirmLabel="Yes, refund"
       context={`${money(payment.amount, payment.currency)}${payment.userEmail ? ` from ${payment.userEmail}` : ''}`}
       question={`Refund up to ${money(remaining, payment.currency)}? A full refund ends the access it paid for.`}
-      variant="danger"
+      // A quiet row action: the question it opens carries the weight (its "Yes, refund" is the red one).
+      variant="ghost"
       onConfirm={refund}
     >
       <label className="text-xs text-amber-100">

@@ -1,6 +1,7 @@
 import type { RecordStats } from '@edgeclub/shared'
 import { count, formatRate, formatUnits, winRateSample } from '@edgeclub/shared'
 import type { ReactNode } from 'react'
+import { ScrollHint } from '../../components/ui/scroll-hint'
 
 function Figure({ label, value, hint, tone }: { label: string; value: string; hint: string; tone?: string }) {
   return (
@@ -65,7 +66,7 @@ export function StatsTable<Row extends RecordStats>({
 }) {
   const cell = 'px-3 py-2.5 text-right tabular-nums'
   return (
-    <div className="overflow-x-auto rounded-2xl border border-slate-800">
+    <ScrollHint label={caption} className="rounded-2xl border border-slate-800">
       <table className="w-full min-w-[40rem] text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-slate-900 text-slate-300">
@@ -120,6 +121,6 @@ export function StatsTable<Row extends RecordStats>({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollHint>
   )
 }

@@ -194,16 +194,19 @@ export function createPaymentsRepository(db: Kysely<DB>) {
      * Records something a processor holds as paid that the ledger cannot match; true when it is new
      * (a repeat sighting only moves last_seen_at).
      */
-    async recordReconciliationIssue(issue: {
-      rail: 'card' | 'crypto'
-      objectId: string
-      kind: string
-      amountMinor: number | null
-      currency: string | null
-      detail: string
-      at: Date
-    }): Promise<boolean> {
-      const row = await db
+    async recordReconciliationIssue(
+      issue: {
+        rail: 'card' | 'crypto'
+        objectId: string
+        kind: string
+        amountMinor: number | null
+        currency: string | null
+        detail: string
+        at: Date
+      },
+      trx: Kysely<DB> | Transaction<DB> = db,
+    ): Promise<boolean> {
+      const row = await trx
         .insertInto('reconciliation_issues')
         .values({
           rail: issue.rail,

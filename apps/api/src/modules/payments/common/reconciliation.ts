@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { Transaction } from 'kysely'
+import type { DB } from '../../../db/types'
 import type { Clock } from '../../../lib/clock'
 import { DAY, MINUTE } from '../../../lib/clock'
 import type { PaymentsRepository } from './payments-repository'
@@ -43,14 +45,17 @@ export function createReconciliation(deps: {
   sources: ReconciliationSource[]
   payments: PaymentsRepository
   audit: {
-    record(entry: {
-      actor: null
-      action: string
-      targetType: string
-      targetId: string
-      outcome: 'success' | 'failure'
-      details: Record<string, unknown>
-    }): Promise<void>
+    record(
+      entry: {
+        actor: null
+        action: string
+        targetType: string
+        targetId: string
+        outcome: 'success' | 'failure'
+        details: Record<string, unknown>
+      },
+      trx?: Transaction<DB>,
+    ): Promise<void>
   }
   clock: Clock
   log: FastifyBaseLogger
@@ -86,30 +91,37 @@ export function createReconciliation(deps: {
         try {
           for (const finding of await source.sweep(since)) {
             findings.push(finding)
-            const isNew =
-              finding.outcome === 'repaired' ||
-              (await deps.payments.recordReconciliationIssue({
-                rail: source.rail,
-                objectId: finding.objectId,
-                kind: finding.kind,
-                amountMinor: finding.amountMinor,
-                currency: finding.currency,
-                detail: finding.detail,
-                at: now,
-              }))
-            if (!isNew) continue
-            await deps.audit.record({
+            const entry = {
               actor: null,
               action: finding.outcome === 'repaired' ? 'reconciliation.repaired' : 'reconciliation.unmatched',
               targetType: source.rail === 'card' ? 'stripe' : 'btcpay',
               targetId: finding.objectId,
-              outcome: finding.outcome === 'repaired' ? 'success' : 'failure',
+              outcome: finding.outcome === 'repaired' ? ('success' as const) : ('failure' as const),
               details: {
                 kind: finding.kind,
                 amountMinor: finding.amountMinor,
                 currency: finding.currency,
                 detail: finding.detail,
               },
+            }
+            // The finding and its audit row commit together (and an admin's run, if this is one,
+            // has its own row join the first of them: plugins/audit.ts).
+            await deps.payments.transaction(async (trx) => {
+              const isNew =
+                finding.outcome === 'repaired' ||
+                (await deps.payments.recordReconciliationIssue(
+                  {
+                    rail: source.rail,
+                    objectId: finding.objectId,
+                    kind: finding.kind,
+                    amountMinor: finding.amountMinor,
+                    currency: finding.currency,
+                    detail: finding.detail,
+                    at: now,
+                  },
+                  trx,
+                ))
+              if (isNew) await deps.audit.record(entry, trx)
             })
           }
         } catch (error) {

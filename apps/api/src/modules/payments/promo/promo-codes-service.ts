@@ -147,24 +147,30 @@ export function createPromoCodesService(deps: {
         throw badRequest('The expiry must be in the future', [
           { field: 'expiresAt', message: 'The expiry must be in the future' },
         ])
+      // In a transaction of its own: the admin's audit row commits with it (plugins/audit.ts).
       const row = await repo
-        .insert({
-          code: input.code,
-          percent_off: input.percentOff ?? null,
-          amount_off_minor:
-            input.amountOff === undefined ? null : toMinorUnits(input.amountOff, input.currency ?? 'USD'),
-          currency: input.amountOff === undefined ? null : (input.currency ?? null),
-          duration: input.duration,
-          duration_in_months: input.durationInMonths ?? null,
-          audience: input.audience,
-          plan_ids: input.planIds && input.planIds.length > 0 ? input.planIds : null,
-          expires_at: input.expiresAt ? new Date(input.expiresAt) : null,
-          max_redemptions: input.maxRedemptions ?? null,
-          stripe_coupon_id: null,
-          stripe_promotion_code_id: null,
-          created_by: createdBy,
-          deactivated_at: null,
-        })
+        .transaction((trx) =>
+          repo.insert(
+            {
+              code: input.code,
+              percent_off: input.percentOff ?? null,
+              amount_off_minor:
+                input.amountOff === undefined ? null : toMinorUnits(input.amountOff, input.currency ?? 'USD'),
+              currency: input.amountOff === undefined ? null : (input.currency ?? null),
+              duration: input.duration,
+              duration_in_months: input.durationInMonths ?? null,
+              audience: input.audience,
+              plan_ids: input.planIds && input.planIds.length > 0 ? input.planIds : null,
+              expires_at: input.expiresAt ? new Date(input.expiresAt) : null,
+              max_redemptions: input.maxRedemptions ?? null,
+              stripe_coupon_id: null,
+              stripe_promotion_code_id: null,
+              created_by: createdBy,
+              deactivated_at: null,
+            },
+            trx,
+          ),
+        )
         .catch((error: unknown) => {
           // Two admins typing the same new code at once: the unique index decides.
           if ((error as { code?: string }).code === '23505') throw conflict(billingMessages.promoDuplicate)
@@ -193,7 +199,7 @@ export function createPromoCodesService(deps: {
       if (row.active) {
         if (deps.stripe && row.stripe_promotion_code_id)
           await deps.stripe.deactivate(row.stripe_promotion_code_id)
-        await repo.deactivate(row.id, clock.now())
+        await repo.transaction((trx) => repo.deactivate(row.id, clock.now(), trx))
       }
       const found = (await figures()).find((code) => code.id === row.id)
       if (!found) throw notFound('Promo code not found')

@@ -1,0 +1,60 @@
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrateToLatest } from '../src/db/migrate'
+import { type Jobs, type QueuePolicies, SWEEP_POLICY, startJobs } from '../src/queue/job-runner'
+import { eventually } from './helpers/billing'
+import { createTestDatabase, type TestDatabase } from './helpers/test-app'
+
+/**
+ * A business key names an effect of one queue: a refund queues its member's Discord sync and its
+ * Stripe cancellation under the same key, and both must happen (the first one done must not make the
+ * other look done). The same key on the same queue is still done once.
+ */
+describe('business keys across queues', () => {
+  let database: TestDatabase
+  let jobs: Jobs
+  const ran: string[] = []
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    const opened = await database.open()
+    // A fresh PostgreSQL database is empty (the embedded one starts migrated): the runner needs job_effects.
+    await migrateToLatest(opened.db)
+    const quick = { ...SWEEP_POLICY, retryDelay: 1 }
+    jobs = await startJobs(opened, {
+      // Only the two queues this test works (the others are left alone).
+      policies: { 'discord.sync': quick, 'stripe.cancel-subscription': quick } as QueuePolicies,
+      pollSeconds: 0.5,
+      log: pino({ level: 'silent' }),
+    })
+    await jobs.work('discord.sync', async (data) => {
+      ran.push(`sync ${data.userId}`)
+    })
+    await jobs.work('stripe.cancel-subscription', async (data) => {
+      ran.push(`cancel ${data.stripeSubscriptionId}`)
+    })
+  })
+  afterAll(async () => {
+    await jobs?.stop()
+    await database?.drop()
+  })
+
+  it('runs both effects of one key on two queues, and each once', async () => {
+    const key = 'refund:00000000-0000-4000-8000-000000000001'
+    await jobs.enqueue('stripe.cancel-subscription', { stripeSubscriptionId: 'sub_1' }, { key })
+    await eventually(
+      async () => ran.length,
+      (count) => count === 1,
+    )
+    await jobs.enqueue('discord.sync', { userId: 'member-1' }, { key })
+    await eventually(
+      async () => ran.length,
+      (count) => count === 2,
+    )
+    // Queued again (a replayed cause): nothing runs twice.
+    await jobs.enqueue('discord.sync', { userId: 'member-1' }, { key })
+    await jobs.enqueue('stripe.cancel-subscription', { stripeSubscriptionId: 'sub_1' }, { key })
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    expect(ran.sort()).toEqual(['cancel sub_1', 'sync member-1'])
+  })
+})
