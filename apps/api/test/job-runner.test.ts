@@ -1,3 +1,4 @@
+import PgBoss from 'pg-boss'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../src/db/migrate'
@@ -56,5 +57,32 @@ describe('business keys across queues', () => {
     await jobs.enqueue('stripe.cancel-subscription', { stripeSubscriptionId: 'sub_1' }, { key })
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     expect(ran.sort()).toEqual(['cancel sub_1', 'sync member-1'])
+  })
+})
+
+/**
+ * pg-boss marks a finished batch completed without awaiting it; at shutdown that call can reach the
+ * database after it closed. It must resolve ("nothing touched"), not become an unhandled rejection
+ * that would take the process (or a test run) down.
+ */
+describe('job queue calls that arrive after the database closed', () => {
+  it('complete, fail and delete resolve with nothing affected; a fetch finds nothing', async () => {
+    const database = await createTestDatabase()
+    const opened = await database.open()
+    await migrateToLatest(opened.db)
+    const boss = new PgBoss({ db: opened.boss as PgBoss.Db, schema: 'pgboss' })
+    try {
+      await boss.start()
+      await boss.createQueue('late.queue')
+      await boss.stop({ graceful: false, wait: true })
+      await opened.close()
+      const id = '00000000-0000-4000-8000-000000000002'
+      await expect(boss.complete('late.queue', id)).resolves.toMatchObject({ affected: 0 })
+      await expect(boss.fail('late.queue', id)).resolves.toMatchObject({ affected: 0 })
+      await expect(boss.deleteJob('late.queue', id)).resolves.toMatchObject({ affected: 0 })
+      await expect(boss.fetch('late.queue')).resolves.toEqual([])
+    } finally {
+      await database.drop()
+    }
   })
 })

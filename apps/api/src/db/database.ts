@@ -181,10 +181,13 @@ function resilientPool(
 /**
  * pg-boss marks a finished batch completed without awaiting it, so that call can land after the
  * database was closed at shutdown. It has nothing left to do: the job runs again once its expiry
- * passes, and its business key makes that run a no-op. Answering empty keeps it from surfacing as an
- * unhandled rejection.
+ * passes, and its business key makes that run a no-op. Its commands (complete, fail, delete) end by
+ * counting the rows they touched and read that count back, so they are answered "0 touched"; any other
+ * statement finds nothing. Either way the late call does not surface as an unhandled rejection.
  */
-const afterClose = async () => ({ rows: [] as unknown[] })
+const afterClose = async (text: string) => ({
+  rows: (/select count\(\*\) from results\s*$/i.test(text.trim()) ? [{ count: '0' }] : []) as unknown[],
+})
 
 async function openPostgres(
   connectionString: string,
@@ -203,7 +206,7 @@ async function openPostgres(
     db,
     boss: {
       executeSql: async (text, values) => {
-        if (closed) return afterClose()
+        if (closed) return afterClose(text)
         const result = await jobs.pool.query(text, values as unknown[] | undefined)
         // Several statements at once (pg-boss's migrations) come back as an array of results.
         const last = Array.isArray(result) ? result.at(-1) : result
@@ -388,7 +391,7 @@ async function openPglite(
   const executor: SqlExecutor = {
     executeSql: (text, values) =>
       closed
-        ? afterClose()
+        ? afterClose(text)
         : db.connection().execute(async () => {
             if (values && values.length > 0) {
               const result = await pglite.query(text, values)

@@ -30,12 +30,26 @@ export interface ServerProcess {
   kill(): Promise<void>
 }
 
-/** Starts `apps/api/src/server.ts` with `env` (plus a port and the basics) and waits for /readyz. */
+/**
+ * Starts `apps/api/src/server.ts` with `env` (plus a port and the basics) and waits for /readyz.
+ * A port picked here is free when probed, but another test's process may take it before this one
+ * listens (starting takes seconds): then it starts again on another port.
+ */
 export async function startServerProcess(
   env: Record<string, string>,
   options: { port?: number } = {},
 ): Promise<ServerProcess> {
-  const port = options.port ?? (await freePort())
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(env, options.port ?? (await freePort()))
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes('EADDRINUSE')
+      if (!portTaken || options.port !== undefined || attempt === 3) throw error
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string>, port: number): Promise<ServerProcess> {
   const origin = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/server.ts'], {
     cwd: root,

@@ -70,6 +70,9 @@ export async function mountMailSink(
         .catch(callback)
     },
   })
+  // A sender that dies mid-conversation (a killed app process) resets its connection: the sink drops
+  // that conversation, as a real mail server does, instead of crashing whoever hosts it.
+  server.on('error', () => {})
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve) => server.listen(options.smtpPort ?? 0, host, resolve))
   const { port } = server.server.address() as AddressInfo
