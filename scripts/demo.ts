@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { startEmulator } from '@edgeclub/emulator'
 import { paths } from '@edgeclub/shared'
 import { loadConfig } from '../apps/api/src/config'
+import { seedDemoPlaces } from './demo-places'
 import { DEMO_ANALYST, seedDemoSignals } from './demo-signals'
 import { buildWebIfNeeded } from './web-build'
 
 /**
- * `npm run demo`: the real server wired to the local emulator (Stripe, Stripe.js, Discord, BTCPay,
- * the price feed and an SMTP inbox), so every flow works offline. Emulator values only: no secrets.
+ * `npm run demo`: the real server wired to the local emulator (Stripe, Stripe.js, Discord, Telegram,
+ * BTCPay, the price feed and an SMTP inbox), so every flow works offline. Emulator values only: no secrets.
  * The server's log (a JSON line per request) goes to data/demo.log and only its warnings and errors
  * to the console, so the guide printed at the start stays readable; the guide is also written to
  * data/demo-guide.txt.
@@ -32,8 +34,27 @@ buildWebIfNeeded()
 const emulator = await startEmulator({
   port: emulatorPort,
   smtpPort: Number(process.env.EMULATOR_SMTP_PORT ?? 2525),
+  // A VIP role for the VIP plans, and a bot set up as the README asks (Manage Server: invites only a
+  // connected account can accept).
+  discord: {
+    extraRoles: [{ name: 'VIP', color: 0xf1c40f }],
+    botPermissions: [
+      'MANAGE_ROLES',
+      'KICK_MEMBERS',
+      'BAN_MEMBERS',
+      'CREATE_INSTANT_INVITE',
+      'SEND_MESSAGES',
+      'MANAGE_GUILD',
+    ],
+  },
+  // Invite links a person in the demo can open (the emulator's own page, not https://t.me).
+  telegram: { linkBase: 'emulator' },
 })
 const discord = emulator.discord.config
+const telegram = emulator.telegram
+// The secret Telegram sends back with every update; the server gives it to setWebhook at start.
+const telegramSecret = process.env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString('base64url')
+const telegramWebhook = `${(process.env.APP_ORIGIN ?? site).replace(/\/$/, '')}/discord/api/webhooks/telegram`
 const appOrigin = (process.env.APP_ORIGIN ?? site).replace(/\/$/, '')
 // Connect Discord: the emulator's OAuth2 application knows exactly one redirect URI, as a real one would.
 const discordRedirectUri = `${appOrigin}${paths.discordCallback}`
@@ -63,6 +84,10 @@ Object.assign(process.env, {
   DISCORD_CLIENT_ID: discord.clientId,
   DISCORD_CLIENT_SECRET: discord.clientSecret,
   DISCORD_OAUTH_REDIRECT_URI: discordRedirectUri,
+  TELEGRAM_BOT_TOKEN: telegram.config.botToken,
+  TELEGRAM_WEBHOOK_SECRET: telegramSecret,
+  TELEGRAM_API_BASE: telegram.apiRoot,
+  TELEGRAM_LINK_BASE: telegram.pageLinkBase,
   BTCPAY_URL: `${emulator.url}/btcpay`,
   BTCPAY_API_KEY: emulator.btcpay.apiKey,
   BTCPAY_STORE_ID: emulator.btcpay.storeId,
@@ -73,6 +98,11 @@ emulator.btcpay.setWebhookUrl(`${site}/discord/api/webhooks/btcpay`)
 
 // A short signal history, published and settled as an analyst would, so the record is alive at once.
 const seeded = await seedDemoSignals({ ...loadConfig(process.env), logLevel: 'warn' })
+// Telegram chats and a VIP role as places, and which plans open them (first run only).
+await seedDemoPlaces(
+  { ...loadConfig(process.env), logLevel: 'warn' },
+  { chats: telegram.config.chats, vipRoleId: '100000000000000100' },
+)
 
 fs.mkdirSync(path.dirname(logFile), { recursive: true })
 const log = fs.createWriteStream(logFile, { flags: 'a' })
@@ -118,6 +148,10 @@ for (let attempt = 0; attempt < 120; attempt++) {
     break
   await new Promise((resolve) => setTimeout(resolve, 500))
 }
+// The server sets its webhook at start (a job); the guide says where it points once it is there.
+for (let attempt = 0; attempt < 40 && telegram.webhookInfo().url !== telegramWebhook; attempt++)
+  await new Promise((resolve) => setTimeout(resolve, 250))
+const webhookSet = telegram.webhookInfo().url === telegramWebhook
 
 const guide = `
 EdgeClub demo (offline; every outside service is the local emulator)
@@ -136,9 +170,15 @@ EdgeClub demo (offline; every outside service is the local emulator)
   Stripe webhooks .... signing secret ${emulator.stripe.webhookSecret} -> ${site}/discord/api/webhooks/stripe
   Stripe clock ....... POST ${emulator.url}/_control/stripe/clock/advance {"seconds": 2678400} renews subscriptions
   Discord ............ ${emulator.url}/discord/api (bot token ${discord.botToken}); invites open a join page
-  Connect Discord .... Dashboard > Discord Access > Connect Discord: the emulator's consent page is signed in
+  Connect Discord .... Dashboard > Community > Connect Discord: the emulator's consent page is signed in
                        as jordan (switch or create a Discord user there); Authorize puts a paying member in
-                       the server with the Member role. State: ${emulator.url}/_control/discord/state
+                       the server with the roles their plan opens. State: ${emulator.url}/_control/discord/state
+  Telegram bot ....... @${telegram.config.botUsername} (token ${telegram.config.botToken})
+  Telegram page ...... ${emulator.url}/telegram/   (press Start, join chats, read them as a person would)
+  Telegram webhook ... ${webhookSet ? telegramWebhook : `not set yet (the server sets ${telegramWebhook} at start)`}
+                       secret ${telegramSecret} (X-Telegram-Bot-Api-Secret-Token)
+  Connect Telegram ... Dashboard > Community > Connect Telegram > Open the EdgeClub bot > Start; the bot sends
+                       your chat links (Weekly/Monthly: EdgeClub Signals and NFL Picks; Yearly/Lifetime: all three)
   BTCPay ............. ${emulator.url}/btcpay (store ${emulator.btcpay.storeId}, key ${emulator.btcpay.apiKey})
   Price feed ......... POST ${emulator.url}/_control/prices/fail makes it fail
 

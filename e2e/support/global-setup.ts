@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { startEmulator } from '@edgeclub/emulator'
 import { type RunningServer, startServer } from './server'
 
@@ -9,7 +10,9 @@ import { type RunningServer, startServer } from './server'
 const ADMIN = { email: 'admin@edgeclub.test', password: 'Admin$Console2026' }
 
 export default async function globalSetup() {
-  const emulator = await startEmulator()
+  // Telegram invite links point at the emulator's page, so the browser can open them.
+  const emulator = await startEmulator({ telegram: { linkBase: 'emulator' } })
+  const telegramSecret = randomBytes(24).toString('base64url')
   let server: RunningServer
   try {
     server = await startServer({
@@ -36,6 +39,11 @@ export default async function globalSetup() {
       DISCORD_CLIENT_SECRET: emulator.discord.config.clientSecret,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
+      // Telegram: the bot on the emulator; the server sets its webhook at start (APP_ORIGIN is its URL).
+      TELEGRAM_BOT_TOKEN: emulator.telegram.config.botToken,
+      TELEGRAM_WEBHOOK_SECRET: telegramSecret,
+      TELEGRAM_API_BASE: emulator.telegram.apiRoot,
+      TELEGRAM_LINK_BASE: emulator.telegram.pageLinkBase,
       BTCPAY_URL: `${emulator.url}/btcpay`,
       BTCPAY_API_KEY: emulator.btcpay.apiKey,
       BTCPAY_STORE_ID: emulator.btcpay.storeId,

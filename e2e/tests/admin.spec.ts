@@ -408,7 +408,7 @@ test.describe('admin console', () => {
   })
 
   test.describe('member actions', () => {
-    // Kicking someone who is not in the Discord server is refused (400), and said so.
+    // Kicking someone who is in neither the Discord server nor a Telegram chat is refused (400), and said so.
     test.use({ allowedConsoleErrors: [/status of 400/] })
     test('ADMIN-05 ADMIN-07 destructive actions ask first; outcomes and errors are said plainly', async ({
       page,
@@ -445,16 +445,20 @@ test.describe('admin console', () => {
       await page.getByRole('button', { name: 'Yes, demote' }).click()
       await expect(page.getByText('Role changed to member')).toBeVisible()
 
-      // Discord: a kick of someone not in the server is refused with the reason.
+      // Discord and Telegram: a kick of someone in neither is refused with the reason.
       await page.getByRole('button', { name: 'Kick' }).click()
       await page.getByRole('button', { name: 'Yes, kick' }).click()
-      await expect(page.getByRole('alert')).toContainText('is not in the Discord server')
+      await expect(page.getByRole('alert')).toContainText(
+        'is in neither the Discord server nor the Telegram chats',
+      )
       // Ban asks first; then Unban is offered.
-      await page.getByLabel("Reason (optional, kept in Discord's audit log)").fill('Sharing picks')
+      await page.getByLabel('Reason (optional, kept in the audit logs)').fill('Sharing picks')
       await page.getByRole('button', { name: 'Ban' }).click()
-      await expect(page.getByText('Ban them from Discord and revoke their invites?')).toBeVisible()
+      await expect(
+        page.getByText('Ban them from Discord and the Telegram chats, and revoke their invites and links?'),
+      ).toBeVisible()
       await page.getByRole('button', { name: 'Yes, ban' }).click()
-      await expect(page.getByText('Member banned from Discord')).toBeVisible()
+      await expect(page.getByText('Member banned from Discord and Telegram')).toBeVisible()
       await expect(
         page.getByRole('region', { name: `${member.firstName} ${member.lastName}` }),
       ).toContainText('banned')
@@ -490,6 +494,48 @@ test.describe('admin console', () => {
     expect(await accessibilityViolations(page)).toEqual([])
   })
 
+  test('an owner adds a Telegram chat as a place and a new plan opens only that chat', async ({
+    page,
+    emulatorUrl,
+  }) => {
+    const config = (await (await fetch(`${emulatorUrl}/_control/telegram/config`)).json()) as {
+      chats: { id: number; title: string }[]
+    }
+    const nfl = config.chats.find((chat) => chat.title === 'NFL Picks')!
+    await openAdmin(page, 'places')
+    const places = page.getByRole('list', { name: 'Places' })
+    // Other tests may have added it already; adding twice says so.
+    await page.getByLabel('Chat id or @username').fill(String(nfl.id))
+    await page.getByLabel('Signals posted there (empty: all)').fill('NFL')
+    await page.getByRole('button', { name: 'Add Chat' }).click()
+    await expect(page.getByRole('status').or(page.getByRole('alert'))).toContainText(
+      /Place added|already listed/,
+    )
+    await expect(places.getByRole('listitem').filter({ hasText: 'NFL Picks' })).toBeVisible()
+
+    const slug = `nfl-only-${Date.now().toString(36)}`
+    await page.goto('/admin?section=plans')
+    await page.getByRole('button', { name: 'New Plan' }).click()
+    await page.getByLabel('Name').fill('NFL Only')
+    await page.getByLabel('Slug').fill(slug)
+    await page.getByLabel('Price').fill('19')
+    const chats = page.getByRole('group', { name: 'Telegram chats' })
+    await chats.getByLabel('Only these').check()
+    for (const box of await chats.getByRole('checkbox').all()) await box.uncheck()
+    await chats.getByLabel('NFL Picks').check()
+    const categories = page.getByRole('group', { name: 'Signal categories' })
+    await categories.getByLabel('Only these').check()
+    for (const box of await categories.getByRole('checkbox').all()) await box.uncheck()
+    await categories.getByLabel('Another category (a sport or instrument)').fill('NFL')
+    await categories.getByRole('button', { name: 'Add' }).click()
+    await page.getByRole('button', { name: 'Create Plan' }).click()
+    await expect(page.getByText('Plan created: NFL Only')).toBeVisible()
+
+    await page.goto('/admin?section=places')
+    await expect(places.getByRole('listitem').filter({ hasText: 'NFL Picks' })).toContainText('NFL Only')
+    expect(await accessibilityViolations(page)).toEqual([])
+  })
+
   test.describe('on a 390 px phone', () => {
     test.use({ viewport: { width: 390, height: 844 } })
     test('every section fits the screen and keeps its controls reachable', async ({ page, request }) => {
@@ -502,6 +548,7 @@ test.describe('admin console', () => {
         'subscriptions',
         'payments',
         'plans',
+        'places',
         'broadcast',
         'audit',
       ]) {

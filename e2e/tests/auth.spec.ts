@@ -414,7 +414,7 @@ test.describe('dashboard frame', () => {
       'Subscription',
       'Payment History',
       'Send Tip',
-      'Discord Access',
+      'Community',
       'Settings',
     ])
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Overview')

@@ -56,7 +56,7 @@ test('a new member pays by card, gets an invite, joins Discord and receives the 
     await expect(page.getByText('Payment Successful!')).toBeVisible()
     await expect(page).toHaveURL(`${server.url}/dashboard`, { timeout: 8_000 })
 
-    await page.goto(`${server.url}/dashboard?tab=discord`)
+    await page.goto(`${server.url}/dashboard?tab=community`)
     await page.getByRole('button', { name: 'Create Discord Invite' }).click()
     const join = page.getByRole('link', { name: 'Join Discord' })
     const inviteUrl = String(await join.getAttribute('href'))
@@ -67,10 +67,19 @@ test('a new member pays by card, gets an invite, joins Discord and receives the 
     await discordTab.getByLabel('Your Discord username').fill(member.discordUsername)
     await discordTab.getByRole('button', { name: 'Accept Invite' }).click()
     await expect(discordTab.getByRole('heading', { name: 'You joined the server' })).toBeVisible()
+    // The invite carried the plan's role: it is there the moment they join, before any sync.
+    await expect(discordTab.getByText('You have your role already.')).toBeVisible()
+    const state = (await control('/_control/discord/state')) as {
+      members: { user: { username: string }; roles: string[] }[]
+    }
+    expect(
+      state.members.find((entry) => entry.user.username === member.discordUsername.toLowerCase())?.roles,
+    ).toContain(discord.memberRoleId)
     await discordTab.close()
 
     await page.reload()
-    await expect(page.getByText('Member role granted')).toBeVisible({ timeout: 30_000 })
+    await expect(page.getByText("You're in", { exact: true })).toBeVisible({ timeout: 30_000 })
+    await expect(page.getByText('Member role granted')).toBeVisible()
   } finally {
     await server.stop()
   }

@@ -77,14 +77,14 @@ test.describe('Connect Discord', () => {
     const member = await createMember(request)
     await signIn(page, member)
     await payForMonthly(page)
-    await page.goto('/dashboard?tab=discord')
+    await page.goto('/dashboard?tab=community')
     const username = discordName()
     await page.getByRole('button', { name: 'Connect Discord' }).click()
     await consentAs(page, username, 'Authorize')
 
-    // Back on the Discord Access tab, with the account shown.
-    await expect(page).toHaveURL('/dashboard?tab=discord')
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Discord Access')
+    // Back on the Community tab, with the account shown.
+    await expect(page).toHaveURL('/dashboard?tab=community')
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Community')
     await expect(
       page.getByText(`Connected as ${username}. You are in the EdgeClub Discord with the member role.`),
     ).toBeVisible()
@@ -118,10 +118,10 @@ test.describe('Connect Discord', () => {
     test.use({ allowedConsoleErrors: [/status of 400/] })
     test('comes back to the tab saying nothing was connected', async ({ page, request }) => {
       await signIn(page, await createMember(request))
-      await page.goto('/dashboard?tab=discord')
+      await page.goto('/dashboard?tab=community')
       await page.getByRole('button', { name: 'Connect Discord' }).click()
       await consentAs(page, discordName(), 'Cancel')
-      await expect(page).toHaveURL('/dashboard?tab=discord')
+      await expect(page).toHaveURL('/dashboard?tab=community')
       await expect(page.getByRole('alert')).toHaveText(
         'You cancelled on Discord, so nothing was connected. Click Connect Discord to try again.',
       )

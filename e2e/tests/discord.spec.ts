@@ -20,8 +20,9 @@ test.describe('Discord access', () => {
     request,
   }) => {
     await signIn(page, await createMember(request))
+    // Links from before the tab was renamed still open it.
     await page.goto('/dashboard?tab=discord')
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Discord Access')
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Community')
     await expect(page.getByRole('button', { name: 'Subscription Required' })).toBeDisabled()
     await page.getByRole('link', { name: 'View plans' }).click()
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Subscription')
@@ -36,7 +37,7 @@ test.describe('Discord access', () => {
     const member = await createMember(request)
     await signIn(page, member)
     await payForMonthly(page)
-    await page.goto('/dashboard?tab=discord')
+    await page.goto('/dashboard?tab=community')
     await page.getByRole('button', { name: 'Create Discord Invite' }).click()
     const link = page.getByText(/^https:\/\/discord\.gg\/\w+$/)
     await expect(link).toBeVisible()
@@ -60,7 +61,7 @@ test.describe('Discord access', () => {
     test('INVITE-12 shows Failed to copy invite link', async ({ page, request }) => {
       await signIn(page, await createMember(request))
       await payForMonthly(page)
-      await page.goto('/dashboard?tab=discord')
+      await page.goto('/dashboard?tab=community')
       await page.evaluate(() => {
         Object.defineProperty(navigator, 'clipboard', {
           value: { writeText: () => Promise.reject(new Error('denied')) },
@@ -77,7 +78,7 @@ test.describe('Discord access', () => {
     test('INVITE-09 shows the server error', async ({ page, request }) => {
       await signIn(page, await createMember(request))
       await payForMonthly(page)
-      await page.goto('/dashboard?tab=discord')
+      await page.goto('/dashboard?tab=community')
       await page.route('**/discord/api/discord/create-invite', (route) =>
         route.fulfill({
           status: 503,
@@ -106,7 +107,7 @@ test.describe('when the network fails', () => {
     await page.unroute('**/discord/api/payments/create-intent')
     await payForMonthly(page)
     await page.route('**/discord/api/discord/create-invite', (route) => route.abort('failed'))
-    await page.goto('/dashboard?tab=discord')
+    await page.goto('/dashboard?tab=community')
     await page.getByRole('button', { name: 'Create Discord Invite' }).click()
     await expect(page.getByText('An unexpected error occurred while creating the invite')).toBeVisible()
   })

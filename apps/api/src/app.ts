@@ -26,6 +26,7 @@ import { paymentRoutes } from './modules/payments/common/payments-routes'
 import { btcpayWebhookRoutes, cryptoRoutes } from './modules/payments/crypto/crypto-routes'
 import { promoCodeRoutes } from './modules/payments/promo/promo-codes-routes'
 import { tipRoutes } from './modules/payments/tips/tips-routes'
+import { placesRoutes } from './modules/places/places-routes'
 import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
 import { STREAMS_CHANNEL } from './modules/signals/signal-stream'
@@ -34,6 +35,7 @@ import { LEDGER_CHANNEL } from './modules/signals/signals-service'
 import { membershipAdminRoutes } from './modules/subscriptions/membership-admin-routes'
 import { membershipRoutes } from './modules/subscriptions/membership-routes'
 import { subscriptionRoutes } from './modules/subscriptions/subscriptions-routes'
+import { telegramRoutes } from './modules/telegram/telegram-routes'
 import auditPlugin from './plugins/audit'
 import authPlugin from './plugins/auth'
 import errorsPlugin, { apiNotFound, clientErrorHandler, frameworkErrorHandler } from './plugins/errors'
@@ -171,6 +173,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
   const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
   await app.register(metricsPlugin, { config, database, liveStreams: () => services.signalStream.size() })
+  // The configured Discord member role is a place from the start: what every plan granted before places.
+  await services.places.ensureBuiltIn()
   await registerWorkers(countJobAttempts(jobs, app.metrics), services, {
     log: app.log,
     appOrigin: config.appOrigin,
@@ -247,6 +251,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       })
       await api.register(communityRoutes, { community: services.community })
       await api.register(discordConnectRoutes, { connect: services.discordConnect })
+      await api.register(telegramRoutes, {
+        telegram: services.telegram,
+        webhookSecret: config.telegram?.webhookSecret,
+      })
+      await api.register(placesRoutes, { places: services.places })
       await api.register(signalRoutes, { signals: services.signals, stream: services.signalStream })
       await api.register(recordRoutes, { signals: services.signals })
       await api.register(adminRoutes, {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import path from 'node:path'
-import { paths } from '@edgeclub/shared'
+import { API_BASE, paths } from '@edgeclub/shared'
 import { z } from 'zod'
 
 /**
@@ -110,6 +110,20 @@ const EnvSchema = z.object({
   DISCORD_REQUIRE_VERIFIED: optionalString.pipe(
     z.enum(['true', 'false'], { message: 'must be true or false' }).optional(),
   ),
+  TELEGRAM_BOT_TOKEN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,}$/, 'must be the token @BotFather gave, such as 123456:ABC-DEF...')
+      .optional(),
+  ),
+  TELEGRAM_WEBHOOK_SECRET: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16 to 256 of A-Z a-z 0-9 _ - (Telegram allows only these)')
+      .optional(),
+  ),
+  TELEGRAM_API_BASE: optionalUrl,
+  TELEGRAM_LINK_BASE: optionalUrl,
   BTCPAY_URL: optionalUrl,
   BTCPAY_API_KEY: optionalString,
   BTCPAY_STORE_ID: optionalString,
@@ -142,6 +156,12 @@ const EnvSchema = z.object({
 })
 
 export type Env = z.infer<typeof EnvSchema>
+
+/** A flood limit: this many messages in any window of this many seconds. */
+export interface TelegramLimit {
+  messages: number
+  seconds: number
+}
 
 export interface Config {
   env: Env['NODE_ENV']
@@ -197,6 +217,23 @@ export interface Config {
     /** Only Discord accounts members connected (verified) get the member role; typed usernames never do. */
     requireVerified: boolean
   }
+  /**
+   * The Telegram bot (grammY, webhook mode): its token, the secret Telegram sends back in
+   * X-Telegram-Bot-Api-Secret-Token, and where the Bot API and t.me links are (the emulator in the
+   * demo). Unset: no Telegram anywhere.
+   */
+  telegram:
+    | {
+        botToken: string
+        webhookSecret: string
+        /** grammY's apiRoot (https://api.telegram.org). */
+        apiBase: string
+        /** Where deep links point (https://t.me). */
+        linkBase: string
+        /** Where Telegram delivers updates: this server's /discord/api/webhooks/telegram. */
+        webhookUrl: string
+      }
+    | undefined
   btcpay: {
     url: string | undefined
     apiKey: string | undefined
@@ -226,6 +263,15 @@ export interface Config {
     priceCacheMs: number
     /** Give up on the price feed after this long. */
     priceFeedTimeoutMs: number
+    /**
+     * Telegram's flood limits as the bot keeps them: at most `messages` in any `seconds` overall and
+     * into one group or channel; a private chat about one a second after a short `burst`.
+     */
+    telegram: {
+      global: TelegramLimit
+      group: TelegramLimit
+      private: TelegramLimit & { burst: number }
+    }
   }
   /** Days a member keeps access after a renewal fails, while they update their card. */
   billing: { graceDays: number }
@@ -292,6 +338,10 @@ export function loadConfig(
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT)
     problems.push('METRICS_PORT must differ from PORT (or leave it unset and use METRICS_TOKEN on PORT)')
   if (e.METRICS_HOST && e.METRICS_PORT === undefined) problems.push('METRICS_HOST needs METRICS_PORT')
+  if (Boolean(e.TELEGRAM_BOT_TOKEN) !== Boolean(e.TELEGRAM_WEBHOOK_SECRET))
+    problems.push(
+      'TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET must be set together (the bot runs in webhook mode; Telegram sends the secret with every update)',
+    )
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}`)
 
   const port = e.PORT
@@ -338,6 +388,16 @@ export function loadConfig(
           : undefined,
       requireVerified: e.DISCORD_REQUIRE_VERIFIED === 'true',
     },
+    telegram:
+      e.TELEGRAM_BOT_TOKEN && e.TELEGRAM_WEBHOOK_SECRET
+        ? {
+            botToken: e.TELEGRAM_BOT_TOKEN,
+            webhookSecret: e.TELEGRAM_WEBHOOK_SECRET,
+            apiBase: (e.TELEGRAM_API_BASE ?? 'https://api.telegram.org').replace(/\/$/, ''),
+            linkBase: (e.TELEGRAM_LINK_BASE ?? 'https://t.me').replace(/\/$/, ''),
+            webhookUrl: `${appOrigin}${API_BASE}/webhooks/telegram`,
+          }
+        : undefined,
     btcpay: {
       url: e.BTCPAY_URL,
       apiKey: e.BTCPAY_API_KEY,
@@ -360,6 +420,11 @@ export function loadConfig(
       },
       priceCacheMs: e.PRICE_CACHE_SECONDS * 1000,
       priceFeedTimeoutMs: 5_000,
+      telegram: {
+        global: { messages: 30, seconds: 1 },
+        group: { messages: 20, seconds: 60 },
+        private: { messages: 1, seconds: 1, burst: 3 },
+      },
     },
     billing: { graceDays: e.GRACE_PERIOD_DAYS },
     webRoot: defaults.webRoot,

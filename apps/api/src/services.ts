@@ -10,6 +10,7 @@ import { createDiscordOAuth } from './integrations/discord/discord-oauth'
 import type { Mailer } from './integrations/mail/mailer'
 import { fetchPrices } from './integrations/prices/price-feed'
 import { createStripe } from './integrations/stripe/stripe-client'
+import { createTelegramClient } from './integrations/telegram/telegram-client'
 import type { Clock } from './lib/clock'
 import { createMailDeliveries } from './mail/mail-deliveries'
 import { createMailDelivery, createMailQueue } from './mail/mail-queue'
@@ -45,16 +46,22 @@ import { createPromoCodesRepository } from './modules/payments/promo/promo-codes
 import { createPromoCodesService } from './modules/payments/promo/promo-codes-service'
 import { createTipsRepository } from './modules/payments/tips/tips-repository'
 import { createTipsService } from './modules/payments/tips/tips-service'
+import { createPlacesRepository } from './modules/places/places-repository'
+import { createPlacesService } from './modules/places/places-service'
 import { createPlansAdminService } from './modules/plans/plans-admin-service'
 import { createPlansRepository } from './modules/plans/plans-repository'
 import { createPlansService } from './modules/plans/plans-service'
 import { createSignalStream, streamsFollowAccess } from './modules/signals/signal-stream'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
-import { createAccessService } from './modules/subscriptions/access-service'
+import { createAccessService, type NoticeListener } from './modules/subscriptions/access-service'
 import { createMembershipService } from './modules/subscriptions/membership-service'
 import { createSubscriptionsRepository } from './modules/subscriptions/subscriptions-repository'
 import { createSubscriptionsService } from './modules/subscriptions/subscriptions-service'
+import { telegramFollowsAccess, telegramReminders } from './modules/telegram/telegram-jobs'
+import { createTelegramRepository } from './modules/telegram/telegram-repository'
+import { createTelegramSender } from './modules/telegram/telegram-sender'
+import { createTelegramService } from './modules/telegram/telegram-service'
 import type { Jobs } from './queue/job-runner'
 
 /** What the services are built from: the process's connections to the outside world. */
@@ -106,6 +113,12 @@ export function createServices(infra: Infrastructure) {
   const plans = createPlansService({ repo: plansRepo })
 
   // Access: the one writer of subscriptions; every change tells the communities in its transaction.
+  // Notices (failed renewals, reminders) also go to Telegram; its service joins the list below.
+  const communitiesFollow = [
+    discordFollowsAccess(jobs),
+    ...(config.telegram ? [telegramFollowsAccess(jobs)] : []),
+  ]
+  const notices: NoticeListener[] = []
   const access = createAccessService({
     repo: createSubscriptionsRepository(db),
     plans,
@@ -113,7 +126,8 @@ export function createServices(infra: Infrastructure) {
     clock,
     graceDays: config.billing.graceDays,
     appOrigin: config.appOrigin,
-    onAccessChanged: [discordFollowsAccess(jobs), streamsFollowAccess()],
+    onAccessChanged: [...communitiesFollow, streamsFollowAccess()],
+    onNotice: notices,
   })
 
   // Card: Stripe (when configured).
@@ -238,7 +252,7 @@ export function createServices(infra: Infrastructure) {
     log,
   })
 
-  // Discord: invites, the member role that follows access, Connect Discord, moderation, broadcasts.
+  // Discord: invites, the roles that follow access, Connect Discord, moderation, broadcasts.
   const discordClient =
     config.discord.botToken && config.discord.guildId
       ? createDiscordClient({
@@ -250,6 +264,50 @@ export function createServices(infra: Infrastructure) {
           apiBase: config.discord.apiBase,
         })
       : undefined
+  const telegramClient = config.telegram
+    ? createTelegramClient({ botToken: config.telegram.botToken, apiBase: config.telegram.apiBase })
+    : undefined
+
+  // Places: the roles and chats plans open, read by every community through `grantFor`.
+  const placesRepo = createPlacesRepository(db)
+  const places = createPlacesService({
+    repo: placesRepo,
+    jobs,
+    clock,
+    memberRoleId: config.discord.memberRoleId,
+    discord: discordClient,
+    telegram: telegramClient,
+    log,
+  })
+
+  // Telegram: Connect Telegram, the chats that follow access, the bot's commands, rate-limited sends.
+  const telegramRepo = createTelegramRepository(db)
+  const telegramSender = telegramClient
+    ? createTelegramSender({
+        telegram: telegramClient,
+        repo: telegramRepo,
+        limits: config.limits.telegram,
+        clock,
+        log,
+      })
+    : undefined
+  const telegram = createTelegramService({
+    telegram: telegramClient,
+    repo: telegramRepo,
+    places,
+    access,
+    jobs,
+    clock,
+    appOrigin: config.appOrigin,
+    linkBase: config.telegram?.linkBase ?? 'https://t.me',
+    webhook: config.telegram
+      ? { url: config.telegram.webhookUrl, secret: config.telegram.webhookSecret }
+      : undefined,
+    sendNow: telegramSender ? (message) => telegramSender.send(message) : undefined,
+    log,
+  })
+  notices.push(telegramReminders(telegram))
+
   const communityRepo = createCommunityRepository(db)
   const discordConnectRepo = createDiscordConnectRepository(db)
   const community = createCommunityService({
@@ -259,18 +317,20 @@ export function createServices(infra: Infrastructure) {
     connections: discordConnectRepo,
     accounts,
     access,
+    places,
+    telegram: telegramClient ? telegram : undefined,
     jobs,
     mail,
     clock,
     log,
   })
   const discordConnect = createDiscordConnectService({
-    config: config.discord,
     oauth: config.discord.oauth ? createDiscordOAuth(config.discord.oauth) : undefined,
     discord: discordClient,
     repo: discordConnectRepo,
     links: communityRepo,
     access,
+    places,
     audit,
     jobs,
     clock,
@@ -278,7 +338,7 @@ export function createServices(infra: Infrastructure) {
     pkceSecret: infra.jwtSecret,
   })
 
-  const plansAdmin = createPlansAdminService({ repo: plansRepo, plans, catalog, clock, log })
+  const plansAdmin = createPlansAdminService({ repo: plansRepo, plans, catalog, places, clock, log })
   const admin = createAdminService({
     repo: createAdminRepository(db),
     accounts,
@@ -288,6 +348,8 @@ export function createServices(infra: Infrastructure) {
     access,
     card,
     reconciliation,
+    places,
+    telegram,
     transaction,
     clock,
   })
@@ -304,13 +366,14 @@ export function createServices(infra: Infrastructure) {
     repo: signalsRepo,
     jobs,
     clock,
-    hasAccess: async (userId) => Boolean(await access.currentAccess(userId)),
+    categoriesFor: (userIds) => places.categoriesFor(userIds),
     prices: () => market.getPrices(),
     audit,
     log,
   })
   const signalStream = createSignalStream({
     repo: signalsRepo,
+    categoriesFor: (userIds) => places.categoriesFor(userIds),
     clock,
     log,
     maxStreamMs: 15 * 60_000,
@@ -344,6 +407,11 @@ export function createServices(infra: Infrastructure) {
     community,
     discordConnect,
     discordConfigured: Boolean(discordClient),
+    places,
+    placesTransaction: placesRepo.transaction,
+    communitiesFollow,
+    telegram,
+    telegramSender,
     audit,
     admin,
     market,

@@ -4,8 +4,10 @@ import { ADMIN_QUEUES, registerAdminJobs } from './modules/admin/admin-jobs'
 import { AUTH_QUEUES, registerAuthJobs } from './modules/auth/auth-jobs'
 import { COMMUNITY_QUEUES, registerCommunityJobs } from './modules/community/community-jobs'
 import { PAYMENTS_QUEUES, registerPaymentsJobs } from './modules/payments/payments-jobs'
+import { PLACES_QUEUES, registerPlacesJobs } from './modules/places/places-jobs'
 import { registerSignalsJobs, SIGNALS_QUEUES } from './modules/signals/signals-jobs'
 import { registerSubscriptionsJobs, SUBSCRIPTIONS_QUEUES } from './modules/subscriptions/subscriptions-jobs'
+import { registerTelegramJobs, TELEGRAM_QUEUES } from './modules/telegram/telegram-jobs'
 import type { Jobs, QueuePolicies } from './queue/job-runner'
 import type { Services } from './services'
 
@@ -15,6 +17,8 @@ export const QUEUES: QueuePolicies = {
   ...AUTH_QUEUES,
   ...SUBSCRIPTIONS_QUEUES,
   ...COMMUNITY_QUEUES,
+  ...TELEGRAM_QUEUES,
+  ...PLACES_QUEUES,
   ...PAYMENTS_QUEUES,
   ...SIGNALS_QUEUES,
   ...ADMIN_QUEUES,
@@ -41,6 +45,12 @@ export async function registerWorkers(
     community: services.community,
     discordConfigured: services.discordConfigured,
   })
+  await registerTelegramJobs(jobs, { telegram: services.telegram, sender: services.telegramSender })
+  await registerPlacesJobs(jobs, {
+    places: services.places,
+    transaction: services.placesTransaction,
+    onGrantChanged: services.communitiesFollow,
+  })
   await registerPaymentsJobs(jobs, {
     payments: services.payments,
     card: services.card,
@@ -53,6 +63,8 @@ export async function registerWorkers(
     mail: services.mail,
     discord: services.discordClient,
     channelId: deps.signalsChannelId,
+    telegram: services.telegram.configured() ? services.telegram : undefined,
+    categoriesFor: (userIds) => services.places.categoriesFor(userIds),
     clock: services.clock,
     appOrigin: deps.appOrigin,
   })

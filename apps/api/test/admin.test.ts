@@ -501,6 +501,8 @@ describe('the admin API', () => {
           trialDays: 0,
           archived: false,
           subscriberCount: 0,
+          // Made without places: it opens every place, as plans did before places.
+          places: { discordRoles: 'all', telegramChats: 'all', signalCategories: 'all' },
         },
       })
 

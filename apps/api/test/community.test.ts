@@ -17,7 +17,19 @@ describe('Discord community access', () => {
   const clock = testClock()
 
   beforeAll(async () => {
-    emulator = await startEmulator()
+    // A bot set up as the README asks: Manage Server lets invites be limited to a connected account.
+    emulator = await startEmulator({
+      discord: {
+        botPermissions: [
+          'MANAGE_ROLES',
+          'KICK_MEMBERS',
+          'BAN_MEMBERS',
+          'CREATE_INSTANT_INVITE',
+          'SEND_MESSAGES',
+          'MANAGE_GUILD',
+        ],
+      },
+    })
     smtp = await startSmtpSink()
     const d = emulator.discord.config
     t = await createTestApp({
@@ -208,6 +220,7 @@ describe('Discord community access', () => {
       'invite channel',
       'announcement channel',
       'member role',
+      'targeted invites',
     ])
     expect(health.drift.missingRole).toBeGreaterThanOrEqual(1)
     await t.app.services.community.syncMember(member.user.id)
@@ -225,18 +238,21 @@ describe('Discord community access', () => {
         url: `${API}/admin/users/${action}`,
         payload: { userId: member.user.id, reason: 'spam' },
       })
-    expect((await moderate('kick')).json().data).toEqual({ state: 'kicked' })
+    expect((await moderate('kick')).json().data).toEqual({ state: 'kicked', discord: 'kicked' })
     expect(memberIn('bad_actor')).toBeUndefined()
-    // An unused invite at ban time: the bot may not delete it (no Manage Channels); the ban still holds.
-    await createInvite(member.accessToken).then(async (response) => {
-      if (response.statusCode !== 200) throw new Error(response.body)
-    })
-    expect((await moderate('ban')).json().data).toEqual({ state: 'banned' })
+    // An unused invite at ban time is deleted (the bot has Manage Server); the ban holds either way.
+    const unused = await createInvite(member.accessToken)
+    expect(unused.statusCode, unused.body).toBe(200)
+    expect((await moderate('ban')).json().data).toEqual({ state: 'banned', discord: 'banned' })
+    expect(
+      emulator.discord.state().invites.find((invite) => invite.code === codeOf(unused.json().data.inviteUrl))
+        ?.status,
+    ).toBe('revoked')
     expect(emulator.discord.state().bans.map((ban) => ban.user.username)).toContain('bad_actor')
     const refused = await createInvite(member.accessToken)
     expect(refused.statusCode).toBe(403)
     expect(refused.json().message).toBe('Your Discord access has been suspended. Please contact support.')
-    expect((await moderate('unban')).json().data).toEqual({ state: 'removed' })
+    expect((await moderate('unban')).json().data).toEqual({ state: 'removed', discord: 'removed' })
     expect(emulator.discord.state().bans.map((ban) => ban.user.username)).not.toContain('bad_actor')
     expect((await createInvite(member.accessToken)).statusCode).toBe(200)
     const audit = (

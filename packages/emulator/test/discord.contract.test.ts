@@ -226,6 +226,183 @@ describe('invites', () => {
   })
 })
 
+describe('community invites: roles on acceptance and target users', () => {
+  const memberRole = () => cfg().memberRoleId
+  const withManageServer = () =>
+    startEmulator({
+      port: 0,
+      discord: {
+        botPermissions: [
+          'MANAGE_ROLES',
+          'KICK_MEMBERS',
+          'BAN_MEMBERS',
+          'CREATE_INSTANT_INVITE',
+          'SEND_MESSAGES',
+          'MANAGE_GUILD',
+        ],
+      },
+    })
+  const csv = (lines: string[]) => ({
+    key: 'target_users_file',
+    name: 'members.csv',
+    contentType: 'text/csv',
+    data: Buffer.from(lines.join('\n')),
+  })
+
+  it('gives the role_ids roles the moment someone accepts, and lists them on the invite', async () => {
+    const invite = await createInvite({ max_age: 3600, max_uses: 1, unique: true, role_ids: [memberRole()] })
+    expect(invite.roles?.map((role) => [role.id, role.name])).toEqual([[memberRole(), 'Member']])
+    const fetched = (await rest.get(Routes.invite(invite.code))) as APIInvite
+    expect(fetched.roles?.map((role) => role.id)).toEqual([memberRole()])
+    const joined = emulator.discord.join({ code: invite.code, username: 'quick_quinn' })
+    expect(joined.roles).toEqual([memberRole()])
+    expect(emulator.discord.state().invites[0]?.roleIds).toEqual([memberRole()])
+  })
+
+  it('gives the roles to a member already in the server, without using the invite up', async () => {
+    emulator.discord.addMember({ username: 'already_here' })
+    const invite = await createInvite({ max_age: 3600, max_uses: 1, unique: true, role_ids: [memberRole()] })
+    expect(emulator.discord.join({ code: invite.code, username: 'already_here' }).roles).toEqual([
+      memberRole(),
+    ])
+    expect(emulator.discord.state().invites[0]?.uses).toBe(0)
+  })
+
+  it('refuses roles the bot may not give: unknown, managed, at or above its own, or without Manage Roles', async () => {
+    const unknown = await discordError(createInvite({ role_ids: ['100000000000000777'] }))
+    expect([unknown.status, unknown.code]).toEqual([404, 10011])
+    const botRole = await discordError(createInvite({ role_ids: [cfg().botRoleId] }))
+    expect([botRole.status, botRole.code]).toEqual([403, 50013])
+    const malformed = await discordError(createInvite({ role_ids: ['nope'] }))
+    expect([malformed.status, malformed.code]).toEqual([400, 50035])
+
+    const noRoles = await startEmulator({
+      port: 0,
+      discord: { botPermissions: ['CREATE_INSTANT_INVITE', 'SEND_MESSAGES'] },
+    })
+    try {
+      const bot = client(noRoles, noRoles.discord.config.botToken)
+      const refused = await discordError(
+        bot.post(Routes.channelInvites(cfg().inviteChannelId), { body: { role_ids: [memberRole()] } }),
+      )
+      expect([refused.status, refused.code]).toEqual([403, 50013])
+      // Without role_ids the same bot still makes plain invites.
+      await bot.post(Routes.channelInvites(cfg().inviteChannelId), { body: {} })
+    } finally {
+      await noRoles.close()
+    }
+  })
+
+  it('needs Manage Server for target users, then only the listed users can accept', async () => {
+    const refused = await discordError(
+      rest.post(Routes.channelInvites(cfg().inviteChannelId), {
+        body: { max_uses: 1, unique: true },
+        files: [csv(['100000000000000003'])],
+      }),
+    )
+    expect([refused.status, refused.code]).toEqual([403, 50013])
+
+    const permitted = await withManageServer()
+    try {
+      const bot = client(permitted, permitted.discord.config.botToken)
+      const jordan = permitted.discord.users().find((user) => user.username === 'jordan')!
+      // @discordjs/rest sends the JSON parameters as payload_json beside the file.
+      const invite = (await bot.post(Routes.channelInvites(cfg().inviteChannelId), {
+        body: { max_age: 3600, max_uses: 1, unique: true, role_ids: [memberRole()] },
+        files: [csv([jordan.id])],
+      })) as APIExtendedInvite
+      expect(invite).toMatchObject({ max_uses: 1, max_age: 3600 })
+      expect(permitted.discord.state().invites[0]).toMatchObject({
+        targetUserIds: [jordan.id],
+        roleIds: [memberRole()],
+      })
+      const job = (await bot.get(`/invites/${invite.code}/target-users/job-status`)) as Record<
+        string,
+        unknown
+      >
+      expect(job).toMatchObject({ status: 2, total_users: 1, processed_users: 1, error_message: null })
+      const listed = (await bot.get(`/invites/${invite.code}/target-users`)) as ArrayBuffer
+      expect(Buffer.from(listed).toString('utf8')).toBe(`user_id\n${jordan.id}`)
+
+      // Anyone else is told the invite does not exist; the listed user joins with the roles.
+      expect(() => permitted.discord.join({ code: invite.code, username: 'link_sharer' })).toThrow(
+        /Unknown Invite/,
+      )
+      expect(permitted.discord.state().invites[0]?.uses).toBe(0)
+      expect(permitted.discord.join({ code: invite.code, username: 'jordan' }).roles).toEqual([memberRole()])
+
+      // The list can be replaced later.
+      const second = (await bot.post(Routes.channelInvites(cfg().inviteChannelId), {
+        body: { max_uses: 1, unique: true },
+        files: [csv(['user_id', '100000000000000500'])],
+      })) as APIExtendedInvite
+      await bot.put(`/invites/${second.code}/target-users`, { files: [csv(['100000000000000501'])] })
+      expect(permitted.discord.state().invites[1]?.targetUserIds).toEqual(['100000000000000501'])
+    } finally {
+      await permitted.close()
+    }
+  })
+
+  it('seeds extra roles between Member and the bot, which invites can give', async () => {
+    const club = await startEmulator({ port: 0, discord: { extraRoles: [{ name: 'VIP' }, { name: 'NFL' }] } })
+    try {
+      const bot = client(club, club.discord.config.botToken)
+      const roles = (await bot.get(Routes.guildRoles(cfg().guildId))) as APIRole[]
+      expect(roles.map((role) => [role.name, role.position])).toEqual([
+        ['@everyone', 0],
+        ['Member', 1],
+        ['VIP', 2],
+        ['NFL', 3],
+        ['EdgeClub Bot', 4],
+      ])
+      const vip = roles.find((role) => role.name === 'VIP')!
+      expect(vip.id).toBe('100000000000000100')
+      const invite = (await bot.post(Routes.channelInvites(cfg().inviteChannelId), {
+        body: { max_uses: 1, unique: true, role_ids: [vip.id, cfg().memberRoleId] },
+      })) as APIExtendedInvite
+      expect(club.discord.join({ code: invite.code, username: 'vip_val' }).roles).toEqual([
+        vip.id,
+        cfg().memberRoleId,
+      ])
+    } finally {
+      await club.close()
+    }
+  })
+
+  it('answers a target users file with bad lines with each line described', async () => {
+    const permitted = await withManageServer()
+    try {
+      const response = await fetch(
+        `${permitted.url}/discord/api/v10/channels/${cfg().inviteChannelId}/invites`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bot ${permitted.discord.config.botToken}` },
+          body: (() => {
+            const form = new FormData()
+            form.append('payload_json', JSON.stringify({ max_uses: 1 }))
+            form.append(
+              'target_users_file',
+              new Blob(['100000000000000003\nabc\n99999999999999999999999'], { type: 'text/csv' }),
+              'members.csv',
+            )
+            return form
+          })(),
+        },
+      )
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({
+        target_users_file: [
+          'Line 2: invalid user ID format',
+          'Line 3: invalid user ID - must be a valid Discord snowflake',
+        ],
+      })
+      expect(permitted.discord.state().invites).toEqual([])
+    } finally {
+      await permitted.close()
+    }
+  })
+})
+
 describe('members', () => {
   it('searches members by username prefix, case-insensitively, honouring limit', async () => {
     for (const username of ['alice', 'alicia', 'bob']) emulator.discord.addMember({ username })

@@ -4,6 +4,7 @@ import { TRIAL_DAYS_MAX } from './billing'
 import { DISCORD_LINK_STATES } from './community'
 import { PageQuerySchema, PaginationSchema } from './list-query'
 import { PAYMENT_STATUSES, PaymentViewSchema } from './payments'
+import { PlanPlacesSchema } from './places'
 import { PLAN_INTERVALS, type PlanInterval, PlanSchema } from './plans'
 import { SubscriptionViewSchema } from './subscriptions'
 import { text } from './text'
@@ -79,6 +80,8 @@ const planFields = {
     .int('Trial days must be a whole number')
     .min(0, 'Trial days cannot be negative')
     .max(TRIAL_DAYS_MAX, `A trial is at most ${TRIAL_DAYS_MAX} days`),
+  /** The places the plan opens (Discord roles, Telegram chats, signal categories). */
+  places: PlanPlacesSchema,
 }
 /** A new plan: what is left out takes the editor's defaults. */
 export const PlanInputSchema = z
@@ -92,6 +95,7 @@ export const PlanInputSchema = z
     sortOrder: planFields.sortOrder.default(0),
     isActive: planFields.isActive.default(true),
     trialDays: planFields.trialDays.default(0),
+    places: planFields.places.optional(),
   })
   .superRefine(checkIntervalCount)
 export type PlanInput = z.infer<typeof PlanInputSchema>
@@ -142,6 +146,8 @@ export const BroadcastSchema = z.object({
     .max(1800, 'Discord messages must be 1800 characters or less'),
   title: text().trim().max(120).optional(),
   alsoEmail: z.boolean().default(false),
+  /** Also a bot message to every member who connected Telegram (queued within Telegram's limits). */
+  alsoTelegram: z.boolean().default(false),
 })
 
 export const USER_SORTS = ['createdAt', 'email', 'name'] as const
@@ -191,8 +197,38 @@ export const AdminUserSchema = PublicUserSchema.extend({
      */
     verified: z.boolean(),
   }),
+  /** The Telegram account the member connected (through the bot's deep link), if any. */
+  telegram: z.object({ connected: z.boolean(), username: z.string().nullable() }),
 })
 export type AdminUser = z.infer<typeof AdminUserSchema>
+
+/** One Telegram chat the member's plan grants, and where the member stands in it. */
+export const ADMIN_TELEGRAM_CHAT_STATES = [
+  'not-joined',
+  'link-sent',
+  'member',
+  'removed',
+  'declined',
+  'banned',
+] as const
+
+/** The member's Telegram side, beside Discord's in the console. */
+export const AdminTelegramSchema = z.object({
+  account: z
+    .object({ telegramUserId: z.string(), username: z.string().nullable(), connectedAt: z.string() })
+    .nullable(),
+  banned: z.boolean(),
+  reminders: z.boolean(),
+  chats: z.array(
+    z.object({
+      placeId: z.string(),
+      title: z.string(),
+      granted: z.boolean(),
+      state: z.enum(ADMIN_TELEGRAM_CHAT_STATES),
+    }),
+  ),
+})
+export type AdminTelegram = z.infer<typeof AdminTelegramSchema>
 
 export const AdminUserPageSchema = z.object({ items: z.array(AdminUserSchema), pagination: PaginationSchema })
 export type AdminUserPage = z.infer<typeof AdminUserPageSchema>
@@ -212,6 +248,13 @@ export const AdminUserDetailSchema = z.object({
     /** The connected account's Discord username and when it was proven (null: unverified). */
     verifiedUsername: z.string().nullable(),
     verifiedAt: z.string().nullable(),
+  }),
+  telegram: AdminTelegramSchema,
+  /** What the member's plan opens now (empty without access). */
+  places: z.object({
+    discordRoles: z.array(z.string()),
+    telegramChats: z.array(z.string()),
+    signalCategories: z.union([z.literal('all'), z.array(z.string())]),
   }),
   subscriptions: z.array(SubscriptionViewSchema),
   payments: z.array(PaymentViewSchema),
@@ -237,7 +280,11 @@ export const AdminSubscriptionPageSchema = z.object({
 export type AdminSubscriptionPage = z.infer<typeof AdminSubscriptionPageSchema>
 
 /** A plan as the plans editor reads it: archived or not, and how many members hold it now. */
-export const AdminPlanSchema = PlanSchema.extend({ archived: z.boolean(), subscriberCount: z.number().int() })
+export const AdminPlanSchema = PlanSchema.extend({
+  archived: z.boolean(),
+  subscriberCount: z.number().int(),
+  places: PlanPlacesSchema,
+})
 export type AdminPlan = z.infer<typeof AdminPlanSchema>
 export const AdminPlanPageSchema = z.object({ items: z.array(AdminPlanSchema), pagination: PaginationSchema })
 export type AdminPlanPage = z.infer<typeof AdminPlanPageSchema>

@@ -11,6 +11,7 @@ export const communityMessages = {
   /** A broadcast sent again with the same id: `sent` says what went out the first time. */
   broadcastAlreadySent: (sent: string) =>
     `This broadcast was already sent (${sent}). Nothing was sent again.`,
+  alreadyInServer: "You're already in the EdgeClub Discord, with the roles your plan grants.",
 } as const
 
 export const DISCORD_LINK_STATES = ['unlinked', 'invited', 'joined', 'removed', 'kicked', 'banned'] as const
@@ -37,6 +38,8 @@ export type DiscordConnection = z.infer<typeof DiscordConnectionSchema>
 export const DiscordStatusSchema = z.object({
   configured: z.boolean(),
   state: z.enum(DISCORD_LINK_STATES),
+  /** The member's account is in the server (they need no invite: "You're in"). */
+  inServer: z.boolean(),
   roleGranted: z.boolean(),
   discordUsername: z.string(),
   invite: DiscordInviteSchema.nullable(),
@@ -49,33 +52,46 @@ export const DiscordStatusSchema = z.object({
 })
 export type DiscordStatus = z.infer<typeof DiscordStatusSchema>
 
-export const ModerationResultSchema = z.object({ state: z.enum(['kicked', 'banned', 'removed']) })
+const MODERATION_STATES = ['kicked', 'banned', 'removed'] as const
+
+/**
+ * A kick, ban or unban acts in every community the club runs: `discord` and `telegram` say what
+ * happened in each (null: not configured, or the member has no account there); `state` is the
+ * outcome as a whole.
+ */
+export const ModerationResultSchema = z.object({
+  state: z.enum(MODERATION_STATES),
+  discord: z.enum(MODERATION_STATES).nullable().optional(),
+  telegram: z.enum(MODERATION_STATES).nullable().optional(),
+})
 export type ModerationResult = z.infer<typeof ModerationResultSchema>
 
 /** The channels a broadcast goes out on; each reports its own delivery. */
-export const BROADCAST_CHANNELS = ['discord', 'email'] as const
+export const BROADCAST_CHANNELS = ['discord', 'email', 'telegram'] as const
 export type BroadcastChannel = (typeof BROADCAST_CHANNELS)[number]
 
-/** What one channel did with a broadcast: posted now ('sent'), or one email per recipient queued. */
+/** What one channel did with a broadcast: posted now ('sent'), or one email or Telegram message per recipient queued. */
 export const BroadcastDeliverySchema = z.object({
   channel: z.enum(BROADCAST_CHANNELS),
   status: z.enum(['sent', 'queued']),
   /** The channel's id for what it posted (the Discord message), if any. */
   externalId: z.string().nullable(),
-  /** How many it went to (emails queued), if the channel counts recipients. */
+  /** How many it went to (emails or Telegram messages queued), if the channel counts recipients. */
   recipients: z.number().int().nullable(),
 })
 export type BroadcastDelivery = z.infer<typeof BroadcastDeliverySchema>
 
 /**
  * POST /admin/broadcast: the broadcast (its id names it: the same id again is refused as already
- * sent), and what each channel did. `messageId` and `emailed` are the Discord and email deliveries.
+ * sent), and what each channel did. `messageId` (null without Discord), `emailed` and `telegram`
+ * (when asked for) repeat the Discord, email and Telegram deliveries.
  */
 export const BroadcastResultSchema = z.object({
   broadcastId: z.string(),
   sentAt: z.string(),
-  messageId: z.string(),
+  messageId: z.string().nullable(),
   emailed: z.number().int(),
+  telegram: z.number().int().optional(),
   deliveries: z.array(BroadcastDeliverySchema),
 })
 export type BroadcastResult = z.infer<typeof BroadcastResultSchema>

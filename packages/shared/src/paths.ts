@@ -26,7 +26,7 @@ export const DASHBOARD_TABS = [
   'subscription',
   'payments',
   'tip',
-  'discord',
+  'community',
   'settings',
 ] as const
 export type DashboardTab = (typeof DASHBOARD_TABS)[number]
@@ -34,6 +34,8 @@ export type DashboardTab = (typeof DASHBOARD_TABS)[number]
 /** The Subscription tab opened on its card form (`&action=update-card`): where a failed renewal leads. */
 export const UPDATE_CARD_ACTION = 'update-card'
 export const updateCardPath = () => `${paths.dashboard}?tab=subscription&action=${UPDATE_CARD_ACTION}`
+/** Tab names that moved: links in emails and bookmarks from before still open the right tab. */
+export const RENAMED_DASHBOARD_TABS: Readonly<Record<string, DashboardTab>> = { discord: 'community' }
 
 /** A link to one dashboard tab, relative (`?tab=…` inside the dashboard) or from the site's root. */
 export function dashboardTab(tab: DashboardTab, from: 'root' | 'dashboard' = 'root'): string {

@@ -410,6 +410,85 @@ export interface BillingMovementsTable {
   n: ColumnType<number, number | undefined, number>
 }
 
+export type PlaceKind = 'discord_role' | 'telegram_chat'
+
+/** A Discord role or Telegram chat the club's plans can grant. */
+export interface PlacesTable {
+  id: Generated<string>
+  kind: PlaceKind
+  /** The Discord role id, or the Telegram chat id. */
+  external_id: string
+  title: string
+  /** Telegram chats: the signal categories posted there (null: all). */
+  signal_categories: Json<string[]> | null
+  created_at: DefaultTimestamp
+  archived_at: Timestamp | null
+}
+export type PlaceRow = Selectable<PlacesTable>
+
+/** What a plan grants per kind: null is every place of the kind, else place ids (categories: names). */
+export interface PlanPlacesTable {
+  plan_id: string
+  discord_roles: Json<string[]> | null
+  telegram_chats: Json<string[]> | null
+  signal_categories: Json<string[]> | null
+  updated_at: DefaultTimestamp
+}
+export type PlanPlacesRow = Selectable<PlanPlacesTable>
+
+/** A Telegram account a member tied to their membership through the bot's deep link. */
+export interface TelegramAccountsTable {
+  id: Generated<string>
+  user_id: string
+  telegram_user_id: string
+  username: string | null
+  first_name: string
+  /** It was another member's until it was connected here. */
+  moved: Generated<boolean>
+  connected_at: Timestamp
+  /** When the bot answered the Start that connected it (with the chat links). */
+  welcomed_at: Timestamp | null
+  disconnected_at: Timestamp | null
+}
+export type TelegramAccountRow = Selectable<TelegramAccountsTable>
+
+export interface TelegramConnectTokensTable {
+  id: Generated<string>
+  token_hash: string
+  user_id: string
+  created_at: DefaultTimestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
+export interface TelegramMembersTable {
+  user_id: string
+  reminders: Generated<boolean>
+  banned_at: Timestamp | null
+  banned_telegram_user_id: string | null
+  updated_at: DefaultTimestamp
+}
+export type TelegramMemberRow = Selectable<TelegramMembersTable>
+
+export type TelegramChatState = 'link-sent' | 'member' | 'removed' | 'declined' | 'banned'
+
+export interface TelegramChatMembersTable {
+  user_id: string
+  place_id: string
+  telegram_user_id: string | null
+  state: TelegramChatState
+  invite_link: string | null
+  joined_at: Timestamp | null
+  updated_at: DefaultTimestamp
+}
+export type TelegramChatMemberRow = Selectable<TelegramChatMembersTable>
+
+export interface TelegramSendBucketsTable {
+  scope: string
+  tokens: number
+  refilled_at: Timestamp
+}
+
 export interface DB {
   audit_log: AuditLogTable
   broadcasts: BroadcastsTable
@@ -440,4 +519,11 @@ export interface DB {
   reconciliation_issues: ReconciliationIssuesTable
   signals: SignalsTable
   signal_ledger: SignalLedgerTable
+  places: PlacesTable
+  plan_places: PlanPlacesTable
+  telegram_accounts: TelegramAccountsTable
+  telegram_connect_tokens: TelegramConnectTokensTable
+  telegram_members: TelegramMembersTable
+  telegram_chat_members: TelegramChatMembersTable
+  telegram_send_buckets: TelegramSendBucketsTable
 }

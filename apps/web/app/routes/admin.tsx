@@ -7,6 +7,7 @@ import { AuditSection } from '../features/admin/audit-section'
 import { BroadcastSection } from '../features/admin/broadcast-section'
 import { PaymentsSection, SubscriptionsSection } from '../features/admin/lists-section'
 import { OverviewSection } from '../features/admin/overview-section'
+import { PlacesSection } from '../features/admin/places-section'
 import { PlansSection } from '../features/admin/plans-section'
 import { UserDetailSection } from '../features/admin/user-detail-section'
 import { UsersSection } from '../features/admin/users-section'
@@ -27,6 +28,7 @@ const SECTIONS = [
   { id: 'subscriptions', label: 'Subscriptions' },
   { id: 'payments', label: 'Payments' },
   { id: 'plans', label: 'Plans' },
+  { id: 'places', label: 'Places' },
   { id: 'broadcast', label: 'Broadcast' },
   { id: 'audit', label: 'Audit log' },
 ] as const
@@ -117,6 +119,7 @@ function Console({ sections }: { sections: readonly (typeof SECTIONS)[number][] 
         {section === 'subscriptions' ? <SubscriptionsSection /> : null}
         {section === 'payments' ? <PaymentsSection /> : null}
         {section === 'plans' ? <PlansSection /> : null}
+        {section === 'places' ? <PlacesSection /> : null}
         {section === 'broadcast' ? <BroadcastSection /> : null}
         {section === 'audit' ? <AuditSection /> : null}
       </main>

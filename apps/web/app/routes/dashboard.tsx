@@ -4,8 +4,9 @@ import { useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { MenuIcon } from '../components/ui/icons'
 import { logout } from '../features/auth/auth-api'
+import { CommunityTab } from '../features/community/community-tab'
 import { DiscordSettingsPanel } from '../features/community/discord-connection'
-import { DiscordTab } from '../features/community/discord-tab'
+import { TelegramSettingsPanel } from '../features/community/telegram-card'
 import { FlashMessage } from '../features/dashboard/flash-message'
 import { OverviewTab } from '../features/dashboard/overview-tab'
 import { Sidebar } from '../features/dashboard/sidebar'
@@ -107,10 +108,19 @@ function TabPanel({ tab }: { tab: DashboardTab }) {
       return <PaymentHistoryTab />
     case 'tip':
       return <TipTab />
-    case 'discord':
-      return <DiscordTab />
+    case 'community':
+      return <CommunityTab />
     case 'settings':
-      return <SettingsTab panels={<DiscordSettingsPanel />} />
+      return (
+        <SettingsTab
+          panels={
+            <>
+              <DiscordSettingsPanel />
+              <TelegramSettingsPanel />
+            </>
+          }
+        />
+      )
     default:
       return <OverviewTab />
   }

@@ -1,4 +1,4 @@
-import { discordConnectMessages, paths } from '@edgeclub/shared'
+import { dashboardTab, discordConnectMessages } from '@edgeclub/shared'
 import { useEffect } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { completeDiscordConnect, type DiscordConnectNotice } from '../features/community/community-api'
@@ -17,7 +17,7 @@ const handled = new Set<string>()
 
 /**
  * Where Discord sends the member back after Connect Discord (the OAuth2 redirect URI): passes what
- * Discord put on the address to the server, then shows the result in the Discord Access tab.
+ * Discord put on the address to the server, then shows the result in the Community tab.
  */
 export default function DiscordCallback() {
   return (
@@ -56,7 +56,7 @@ function Finish() {
                 : (result.error ?? discordConnectMessages.discordDown),
           }
       // Replaces this entry: the code and state leave the address bar and the history.
-      navigate(`${paths.dashboard}?tab=discord`, { replace: true, state: { discordConnect: notice } })
+      navigate(dashboardTab('community'), { replace: true, state: { discordConnect: notice } })
     })
   }, [params, navigate])
 

@@ -2,6 +2,7 @@ import type { APIEmbed, APIMessage, APIUser, MessageFlags } from 'discord-api-ty
 import {
   bannedFromGuild,
   cannotMessageUser,
+  DiscordFileError,
   dmChannelAction,
   emptyMessage,
   FormValidator,
@@ -17,9 +18,11 @@ import {
   unknownBan,
   unknownChannel,
   unknownGuild,
+  unknownInvite,
   unknownMember,
   unknownRole,
 } from './errors'
+import type { FormPart } from './multipart'
 import type { AccessToken, OAuth2 } from './oauth2'
 import { hasPermission } from './permissions'
 import { bucketHash } from './rate-limit'
@@ -35,6 +38,8 @@ export interface ApiRequest {
   params: Record<string, string>
   query: URLSearchParams
   body: Record<string, unknown>
+  /** Files of a multipart/form-data request (e.g. `target_users_file`), by field name. */
+  files: Map<string, FormPart>
   /** A form-encoded body (the OAuth2 token endpoint); empty for other content types. */
   form: URLSearchParams
   /** The raw Authorization header (the token endpoint reads client credentials from it). */
@@ -172,6 +177,37 @@ function snowflakeList(form: FormValidator, key: string, raw: unknown): string[]
 
 /** How long Discord remembers a nonce for enforce_nonce ("the past few minutes"). */
 const NONCE_WINDOW_MS = 5 * 60_000
+/** `role_ids` sent as a form field (multipart without payload_json) arrive as JSON text. */
+function parseListText(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+/**
+ * The users a `target_users_file` names: a CSV with one column of user ids (a `user_id` header is
+ * allowed, duplicates are ignored). Invalid lines answer 400 with each line described, as Discord does.
+ */
+function targetUsersOf(file: FormPart): string[] {
+  const problems: string[] = []
+  const ids = new Set<string>()
+  file.data
+    .toString('utf8')
+    .split(/\r?\n/)
+    .forEach((line, index) => {
+      const value = line.trim().replace(/^"(.*)"$/, '$1')
+      if (value === '' || (index === 0 && value.toLowerCase() === 'user_id')) return
+      if (!/^\d+$/.test(value)) problems.push(`Line ${index + 1}: invalid user ID format`)
+      else if (!isSnowflake(value))
+        problems.push(`Line ${index + 1}: invalid user ID - must be a valid Discord snowflake`)
+      else ids.add(value)
+    })
+  if (problems.length > 0) throw new DiscordFileError({ target_users_file: problems })
+  return [...ids]
+}
 
 function maxLength(form: FormValidator, path: (string | number)[], value: unknown, max: number): number {
   if (value === undefined || value === null) return 0
@@ -329,7 +365,7 @@ export function createApi(store: DiscordStore, oauth: OAuth2): ApiRoute[] {
       if (!channel) throw unknownChannel()
       return ok(channel)
     }),
-    compile('POST', '/channels/:channelId/invites', ({ params, body }) => {
+    compile('POST', '/channels/:channelId/invites', ({ params, body, files }) => {
       const channelId = params.channelId ?? ''
       if (!store.channels.has(channelId)) {
         if (store.dmRecipient(channelId)) throw dmChannelAction()
@@ -340,10 +376,56 @@ export function createApi(store: DiscordStore, oauth: OAuth2): ApiRoute[] {
       const maxUses = intField(form, body, 'max_uses', { min: 0, max: 100, fallback: 0 })
       const temporary = boolField(form, body, 'temporary')
       const unique = boolField(form, body, 'unique')
+      const roleIds = snowflakeList(form, 'role_ids', parseListText(body.role_ids))
+      if (roleIds.length > 250)
+        form.add(['role_ids'], 'BASE_TYPE_MAX_LENGTH', 'Must be 250 or fewer in length.')
       form.throwIfAny()
       store.requirePermission('CREATE_INSTANT_INVITE')
-      const { invite } = store.createInvite(channelId, { maxAge, maxUses, temporary, unique })
+      // Community invites: roles given on acceptance need Manage Roles and roles below the bot's own;
+      // a list of the only users who may accept needs Manage Server.
+      if (roleIds.length > 0) {
+        store.requirePermission('MANAGE_ROLES')
+        for (const roleId of roleIds) assignableRole(roleId)
+      }
+      const targetFile = files.get('target_users_file')
+      const targetUserIds = targetFile ? targetUsersOf(targetFile) : null
+      if (targetUserIds) store.requirePermission('MANAGE_GUILD')
+      const { invite } = store.createInvite(channelId, {
+        maxAge,
+        maxUses,
+        temporary,
+        unique: unique || roleIds.length > 0 || targetUserIds !== null,
+        roleIds,
+        targetUserIds,
+      })
       return ok(store.extendedInviteObject(invite))
+    }),
+    compile('GET', '/invites/:code/target-users', ({ params }) => {
+      const invite = store.usableInvite(params.code ?? '')
+      requireInviteManager(invite.inviterId, 'VIEW_AUDIT_LOG')
+      if (!invite.targetUserIds) throw unknownInvite()
+      return {
+        status: 200,
+        body: ['user_id', ...invite.targetUserIds].join('\n'),
+        headers: { 'content-type': 'text/csv' },
+      }
+    }),
+    compile('PUT', '/invites/:code/target-users', ({ params, files }) => {
+      const invite = store.usableInvite(params.code ?? '')
+      requireInviteManager(invite.inviterId)
+      const targetFile = files.get('target_users_file')
+      if (!targetFile) {
+        const form = new FormValidator()
+        form.add(['target_users_file'], 'BASE_TYPE_REQUIRED', 'This field is required')
+        form.throwIfAny()
+      }
+      store.setTargetUsers(invite, targetUsersOf(targetFile as FormPart))
+      return noContent()
+    }),
+    compile('GET', '/invites/:code/target-users/job-status', ({ params }) => {
+      const invite = store.usableInvite(params.code ?? '')
+      requireInviteManager(invite.inviterId, 'VIEW_AUDIT_LOG')
+      return ok(store.targetUsersJob(invite))
     }),
     compile('GET', '/channels/:channelId/invites', ({ params }) => {
       const channelId = params.channelId ?? ''
@@ -537,6 +619,18 @@ export function createApi(store: DiscordStore, oauth: OAuth2): ApiRoute[] {
     if (!member) throw unknownMember()
     assignableRole(roleId)
     return { member, roleId }
+  }
+
+  /**
+   * Target users and their job: the inviter (the bot, for its own invites), Manage Server, or (reading
+   * only) View Audit Log, as Discord's invite resource says.
+   */
+  function requireInviteManager(inviterId: string, alsoAllowed?: 'VIEW_AUDIT_LOG'): void {
+    if (inviterId === config.botUserId) return
+    const granted = store.botPermissions()
+    if (hasPermission(granted, 'MANAGE_GUILD')) return
+    if (alsoAllowed && hasPermission(granted, alsoAllowed)) return
+    throw missingPermissions()
   }
 
   /** Only roles strictly below the bot's highest role, and never integration-managed ones. */

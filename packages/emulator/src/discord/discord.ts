@@ -1,6 +1,6 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http'
 import type { APIGuildMember, APIUser } from 'discord-api-types/v10'
-import { parseJson, type RequestContext, type Router, sendJson } from '../http'
+import { parseJson, type RequestContext, type Router, sendJson, sendText } from '../http'
 import { type ApiRoute, createApi, matchRoute, validateParams } from './api'
 import { mountDiscordConsentPage } from './consent-page'
 import {
@@ -12,6 +12,7 @@ import {
   unauthorized,
   unknownBan,
 } from './errors'
+import { type FormPart, isMultipart, parseMultipart } from './multipart'
 import { type AccessToken, OAuth2 } from './oauth2'
 import { type DiscordFault, RateLimiter, type RateLimitOptions, rateLimitedResponse } from './rate-limit'
 import { isSnowflake } from './snowflake'
@@ -100,6 +101,12 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     res.end()
     return
   }
+  // A few routes answer files (the target users CSV); everything else is JSON.
+  if (typeof body === 'string' && headers['content-type']) {
+    const { 'content-type': contentType, ...rest } = headers
+    sendText(res, status, body, contentType, rest)
+    return
+  }
   sendJson(res, status, body, headers)
 }
 
@@ -118,12 +125,27 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
     // @discordjs/rest sends `@me` percent-encoded (/users/%40me); Discord reads it as @me.
     const path = (rest ?? '/').replace(/%40/gi, '@')
     const reason = decodeReason(req.headers['x-audit-log-reason'])
-    const isForm = /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')
+    const contentType = req.headers['content-type']
+    const isForm = /^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')
     // OAuth2 endpoints read form bodies only; a JSON body there counts as no parameters.
     const form = new URLSearchParams(isForm ? rawBody.toString('utf8') : '')
     let body: unknown = null
     let bodyError: DiscordError | undefined
-    if (!isForm) {
+    const files = new Map<string, FormPart>()
+    if (isMultipart(contentType)) {
+      // Requests with files: the JSON parameters come in `payload_json`, other fields as text.
+      try {
+        const fields: Record<string, unknown> = {}
+        for (const part of parseMultipart(rawBody, contentType ?? '')) {
+          if (part.filename !== undefined) files.set(part.name, part)
+          else if (part.name === 'payload_json') Object.assign(fields, parseJson(part.data))
+          else fields[part.name] = part.data.toString('utf8')
+        }
+        body = fields
+      } catch {
+        bodyError = invalidJson()
+      }
+    } else if (!isForm) {
       try {
         body = rawBody.length > 0 ? parseJson(rawBody) : null
       } catch {
@@ -203,6 +225,7 @@ export function mountDiscord(router: Router, options: DiscordEmulatorOptions = {
         params,
         query: url.searchParams,
         body: json,
+        files,
         form,
         authorization,
         bearer,

@@ -28,10 +28,24 @@ export class DiscordError extends Error {
     this.name = 'DiscordError'
   }
 
-  body(): DiscordErrorBody {
+  body(): DiscordErrorBody | Record<string, string[]> {
     return this.errors
       ? { message: this.message, code: this.code, errors: this.errors }
       : { message: this.message, code: this.code }
+  }
+}
+
+/**
+ * A rejected `target_users_file`: Discord answers 400 with the bad lines under the field's name
+ * (`{"target_users_file": ["Line 5: invalid user ID format"]}`), not its usual error body.
+ */
+export class DiscordFileError extends DiscordError {
+  constructor(readonly fields: Record<string, string[]>) {
+    super(400, 50035, 'Invalid Form Body')
+  }
+
+  override body(): Record<string, string[]> {
+    return this.fields
   }
 }
 

@@ -36,13 +36,18 @@ export function mountDiscordInvitePage(
     const username = new URLSearchParams(rawBody.toString('utf8')).get('username')?.trim() ?? ''
     try {
       if (!username) throw new Error('Enter your Discord username.')
-      discord.join({ code: params.code ?? '', username })
+      const member = discord.join({ code: params.code ?? '', username })
+      // A community invite's roles come with the join itself; otherwise the club's bot gives them.
+      const roles =
+        member.roles.length > 0
+          ? `You have ${member.roles.length === 1 ? 'your role' : 'your roles'} already.`
+          : 'EdgeClub gives you the member role within a few seconds.'
       sendText(
         res,
         200,
         page(
           'You joined the server',
-          `<p>Welcome, <strong>${escapeHtml(username)}</strong>. EdgeClub gives you the member role within a few seconds; you can close this tab.</p>`,
+          `<p>Welcome, <strong>${escapeHtml(username)}</strong>. ${roles} You can close this tab.</p>`,
         ),
         'text/html; charset=utf-8',
       )

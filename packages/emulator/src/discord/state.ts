@@ -5,6 +5,7 @@ import type {
   APIGuild,
   APIGuildMember,
   APIInvite,
+  APIInviteRole,
   APIMessage,
   APIRole,
   APITextChannel,
@@ -13,7 +14,9 @@ import type {
   GuildMemberFlags,
   GuildSystemChannelFlags,
   InviteFlags,
+  InviteTargetUsersJobStatus,
   Locale,
+  RESTGetAPIInviteTargetUsersJobStatusResult,
   RoleFlags,
   UserFlags,
 } from 'discord-api-types/v10'
@@ -68,6 +71,11 @@ export interface DiscordOptions {
   redirectUris?: string[] | 'loopback'
   /** How long an authorization code can be exchanged. */
   codeLifetimeSeconds?: number
+  /**
+   * More roles the club's server has (e.g. per plan: "VIP", "NFL"), lowest first, between Member and
+   * the bot's role, so the bot can give them. Ids are generated when not given.
+   */
+  extraRoles?: Array<{ id?: string; name: string; color?: number }>
 }
 
 export type DiscordConfig = Required<DiscordOptions>
@@ -101,6 +109,10 @@ export function resolveConfig(options: DiscordOptions = {}): DiscordConfig {
     applicationName: options.applicationName ?? 'EdgeClub',
     redirectUris: options.redirectUris ?? 'loopback',
     codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600,
+    extraRoles: (options.extraRoles ?? []).map((extra, index) => ({
+      ...extra,
+      id: extra.id ?? `1000000000000001${String(index).padStart(2, '0')}`,
+    })),
   }
   for (const key of [
     'guildId',
@@ -114,6 +126,9 @@ export function resolveConfig(options: DiscordOptions = {}): DiscordConfig {
   ] as const) {
     if (!isSnowflake(config[key])) throw new Error(`discord emulator: ${key} must be a snowflake`)
   }
+  for (const extra of config.extraRoles)
+    if (!isSnowflake(extra.id ?? '') || !extra.name)
+      throw new Error('discord emulator: extraRoles need a name and a snowflake id')
   return config
 }
 
@@ -130,6 +145,12 @@ interface StoredInvite {
   uses: number
   createdAt: number
   status: InviteStatus
+  /** Roles given to whoever accepts (community invites' `role_ids`). */
+  roleIds: string[]
+  /** The only users who may see and accept it (`target_users_file`); null: anyone with the link. */
+  targetUserIds: string[] | null
+  /** When the target users list was last processed (Discord does it in a job). */
+  targetUsersAt: number | null
 }
 
 interface StoredMember {
@@ -210,6 +231,8 @@ export interface DiscordState {
     createdAt: string
     expiresAt: string | null
     status: InviteStatus
+    roleIds: string[]
+    targetUserIds: string[] | null
   }>
   /** Guild channel id → messages, oldest first. */
   messages: Record<string, APIMessage[]>
@@ -357,7 +380,13 @@ export class DiscordStore {
           hoist: true,
         },
       ),
-      role(c.botRoleId, 'EdgeClub Bot', 2, permissionBits(c.botPermissions), {
+      ...c.extraRoles.map((extra, index) =>
+        role(extra.id ?? '', extra.name, 2 + index, 0n, {
+          color: extra.color ?? 0,
+          colors: { primary_color: extra.color ?? 0, secondary_color: null, tertiary_color: null },
+        }),
+      ),
+      role(c.botRoleId, 'EdgeClub Bot', 2 + c.extraRoles.length, permissionBits(c.botPermissions), {
         managed: true,
         tags: { bot_id: c.botUserId },
       }),
@@ -569,18 +598,29 @@ export class DiscordStore {
     return this.memberObject(account.id)
   }
 
-  /** A user accepts an invite: the invite must be usable, the user not banned; one use is consumed. */
+  /**
+   * A user accepts an invite: the invite must be usable and meant for them (a targeted invite is
+   * unknown to everyone else), the user not banned; one use is consumed. Its roles are given on
+   * acceptance, to members already in the server too.
+   */
   join(input: JoinInput): APIGuildMember {
     if (typeof input.code !== 'string') throw new Error('discord emulator: invite code is required')
     const invite = this.usableInvite(input.code)
     const account = this.upsertUser(input)
+    if (invite.targetUserIds && !invite.targetUserIds.includes(account.id)) throw unknownInvite()
     if (this.bans.has(account.id)) throw bannedFromGuild()
+    // Roles deleted since the invite was made are skipped.
+    const roles = invite.roleIds.filter((roleId) => this.findRole(roleId))
+    const existing = this.members.get(account.id)
     // Opening an invite to a server you are already in just switches to it: no use is consumed.
-    if (this.members.has(account.id)) return this.memberObject(account.id)
+    if (existing) {
+      existing.roles = [...new Set([...existing.roles, ...roles])]
+      return this.memberObject(account.id)
+    }
     if (this.guildFull()) throw maxMembersReached()
     invite.uses += 1
     if (invite.maxUses > 0 && invite.uses >= invite.maxUses) invite.status = 'exhausted'
-    return this.addMember({ ...input, userId: account.id }, invite.code)
+    return this.addMember({ ...input, userId: account.id, roles }, invite.code)
   }
 
   removeMember(userId: string): void {
@@ -631,7 +671,14 @@ export class DiscordStore {
 
   createInvite(
     channelId: string,
-    options: { maxAge: number; maxUses: number; temporary: boolean; unique: boolean },
+    options: {
+      maxAge: number
+      maxUses: number
+      temporary: boolean
+      unique: boolean
+      roleIds?: string[]
+      targetUserIds?: string[] | null
+    },
   ): { invite: StoredInvite; created: boolean } {
     // Without `unique`, Discord hands back an existing invite with the same settings: a bot that
     // forgets `unique: true` gives every member the same code.
@@ -652,10 +699,16 @@ export class DiscordStore {
       code,
       channelId,
       inviterId: this.config.botUserId,
-      ...options,
+      maxAge: options.maxAge,
+      maxUses: options.maxUses,
+      temporary: options.temporary,
+      unique: options.unique,
       uses: 0,
       createdAt: this.now(),
       status: 'active',
+      roleIds: options.roleIds ?? [],
+      targetUserIds: options.targetUserIds ?? null,
+      targetUsersAt: options.targetUserIds ? this.now() : null,
     }
     this.invites.set(code, invite)
     return { invite, created: true }
@@ -689,7 +742,47 @@ export class DiscordStore {
       object.approximate_member_count = this.members.size
       object.approximate_presence_count = this.members.size
     }
-    return { ...object, guild_id: this.config.guildId }
+    // The roles a community invite gives, as partial role objects (Discord lists the ones that exist).
+    const roles = invite.roleIds.flatMap((roleId): APIInviteRole[] => {
+      const role = this.findRole(roleId)
+      return role
+        ? [
+            {
+              id: role.id,
+              name: role.name,
+              position: role.position,
+              color: role.color,
+              colors: role.colors,
+              icon: role.icon ?? null,
+              unicode_emoji: role.unicode_emoji ?? null,
+            },
+          ]
+        : []
+    })
+    return { ...object, ...(roles.length > 0 ? { roles } : {}), guild_id: this.config.guildId }
+  }
+
+  /** Replaces who may accept the invite (PUT /invites/{code}/target-users). */
+  setTargetUsers(invite: StoredInvite, userIds: string[]): void {
+    invite.targetUserIds = userIds
+    invite.targetUsersAt = this.now()
+  }
+
+  /**
+   * The target users job of an invite. Discord processes the file in the background; the emulator
+   * does it at once, so a job it knows of is always COMPLETED (2); an invite without one reports 0.
+   */
+  targetUsersJob(invite: StoredInvite): RESTGetAPIInviteTargetUsersJobStatusResult {
+    const at = invite.targetUsersAt
+    const count = invite.targetUserIds?.length ?? 0
+    return {
+      status: (at === null ? 0 : 2) as InviteTargetUsersJobStatus,
+      total_users: count,
+      processed_users: count,
+      created_at: at === null ? null : discordTimestamp(at),
+      completed_at: at === null ? null : discordTimestamp(at),
+      error_message: null,
+    }
   }
 
   extendedInviteObject(invite: StoredInvite): APIExtendedInvite & { guild_id: string } {
@@ -805,6 +898,8 @@ export class DiscordStore {
         createdAt: discordTimestamp(invite.createdAt),
         expiresAt: invite.maxAge > 0 ? discordTimestamp(invite.createdAt + invite.maxAge * 1000) : null,
         status: invite.status,
+        roleIds: [...invite.roleIds],
+        targetUserIds: invite.targetUserIds ? [...invite.targetUserIds] : null,
       })),
       messages: guildMessages,
       dms,

@@ -7,6 +7,7 @@ import {
   type APIMessage,
   type APIRole,
   type APIUser,
+  type RESTPostAPIChannelInviteJSONBody,
   type RESTPutAPIGuildMemberJSONBody,
   Routes,
 } from 'discord-api-types/v10'
@@ -62,11 +63,40 @@ export function createDiscordClient(settings: DiscordSettings) {
     roles: () => rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
     channel: (channelId: string) => rest.get(Routes.channel(channelId)) as Promise<APIChannel>,
 
-    createInvite: (channelId: string, options: { maxAgeSeconds: number; reason: string }) =>
-      rest.post(Routes.channelInvites(channelId), {
-        body: { max_age: options.maxAgeSeconds, max_uses: 1, unique: true, temporary: false },
+    /**
+     * A single-use invite. `roleIds` are given the moment it is accepted (a community invite; the bot
+     * needs Manage Roles); `targetUserIds` are the only accounts that can see and accept it (sent as
+     * Discord's `target_users_file` CSV, multipart; the bot needs Manage Server).
+     */
+    createInvite: (
+      channelId: string,
+      options: { maxAgeSeconds: number; reason: string; roleIds?: string[]; targetUserIds?: string[] },
+    ) => {
+      const body: RESTPostAPIChannelInviteJSONBody = {
+        max_age: options.maxAgeSeconds,
+        max_uses: 1,
+        unique: true,
+        temporary: false,
+        ...(options.roleIds && options.roleIds.length > 0 ? { role_ids: options.roleIds } : {}),
+      }
+      const targets = options.targetUserIds ?? []
+      return rest.post(Routes.channelInvites(channelId), {
+        body,
         reason: options.reason,
-      }) as Promise<APIInvite>,
+        ...(targets.length > 0
+          ? {
+              files: [
+                {
+                  key: 'target_users_file',
+                  name: 'target-users.csv',
+                  contentType: 'text/csv',
+                  data: Buffer.from(targets.join('\n')),
+                },
+              ],
+            }
+          : {}),
+      }) as Promise<APIInvite>
+    },
     getInvite: (code: string) =>
       rest.get(Routes.invite(code), {
         query: new URLSearchParams({ with_expiration: 'true' }),

@@ -126,11 +126,19 @@ export function createAdminRepository(db: Kysely<DB>) {
                 .onRef('discord_connections.user_id', '=', 'users.id')
                 .on('discord_connections.disconnected_at', 'is', null),
             )
+            .leftJoin('telegram_accounts', (join) =>
+              join
+                .onRef('telegram_accounts.user_id', '=', 'users.id')
+                .on('telegram_accounts.disconnected_at', 'is', null),
+            )
             .selectAll('users')
             .select([
               'discord_links.state as discord_state',
               'discord_links.role_granted as discord_role_granted',
               'discord_connections.verified_at as discord_verified_at',
+              'telegram_accounts.id as telegram_account_id',
+              'telegram_accounts.username as telegram_username',
+              'telegram_accounts.first_name as telegram_first_name',
             ])
             .select((eb) => hasAccess(eb, query.now).as('has_access')),
         )
@@ -147,8 +155,16 @@ export function createAdminRepository(db: Kysely<DB>) {
             .onRef('discord_connections.user_id', '=', 'users.id')
             .on('discord_connections.disconnected_at', 'is', null),
         )
+        .leftJoin('telegram_accounts', (join) =>
+          join
+            .onRef('telegram_accounts.user_id', '=', 'users.id')
+            .on('telegram_accounts.disconnected_at', 'is', null),
+        )
         .selectAll('users')
         .select([
+          'telegram_accounts.id as telegram_account_id',
+          'telegram_accounts.username as telegram_username',
+          'telegram_accounts.first_name as telegram_first_name',
           'discord_links.state as discord_state',
           'discord_links.role_granted as discord_role_granted',
           'discord_connections.verified_at as discord_verified_at',

@@ -17,9 +17,11 @@ import { toPublicUser } from '../auth/user-views'
 import type { CardCheckoutService } from '../payments/card/card-checkout-service'
 import type { PaymentsService } from '../payments/common/payments-service'
 import type { Reconciliation } from '../payments/common/reconciliation'
+import type { PlacesService } from '../places/places-service'
 import type { AccessService } from '../subscriptions/access-service'
 import { toSubscriptionView } from '../subscriptions/subscription-views'
 import type { SubscriptionsService } from '../subscriptions/subscriptions-service'
+import type { TelegramService } from '../telegram/telegram-service'
 import type { AdminRepository } from './admin-repository'
 
 type ListedUser = Awaited<ReturnType<AdminRepository['listUsers']>>['rows'][number]
@@ -34,6 +36,10 @@ function toAdminUser(row: ListedUser) {
       roleGranted: Boolean(row.discord_role_granted),
       verified: row.discord_verified_at !== null,
     },
+    telegram: {
+      connected: row.telegram_account_id !== null,
+      username: row.telegram_username ? `@${row.telegram_username}` : (row.telegram_first_name ?? null),
+    },
   }
 }
 
@@ -47,6 +53,9 @@ export function createAdminService(deps: {
   access: Pick<AccessService, 'currentAccess' | 'grantPeriod'>
   card: Pick<CardCheckoutService, 'configured' | 'refund'>
   reconciliation: Pick<Reconciliation, 'sweep'>
+  /** What the member's plans open, and their Telegram side, beside Discord's. */
+  places: Pick<PlacesService, 'grantSummary'>
+  telegram: Pick<TelegramService, 'adminView'>
   transaction: TransactionRunner
   clock: Clock
 }) {
@@ -67,10 +76,12 @@ export function createAdminService(deps: {
       const row = isUuid(id) ? await deps.repo.findUserWithLink(id, clock.now()) : undefined
       if (!row) throw notFound('Member not found')
       const recent = { page: 1, limit: 50, sortBy: 'createdAt', sortOrder: 'desc' } as const
-      const [subscriptions, payments, current] = await Promise.all([
+      const [subscriptions, payments, current, telegram, grant] = await Promise.all([
         deps.subscriptions.history(id, recent),
         deps.payments.list({ ...recent, userId: id }),
         deps.access.currentAccess(id),
+        deps.telegram.adminView(id),
+        deps.places.grantSummary(id),
       ])
       return {
         user: toAdminUser(row),
@@ -89,6 +100,8 @@ export function createAdminService(deps: {
           verifiedUsername: row.discord_verified_username ?? null,
           verifiedAt: row.discord_verified_at ? new Date(row.discord_verified_at).toISOString() : null,
         },
+        telegram,
+        places: grant,
         subscriptions: subscriptions.items,
         payments: payments.items,
       }

@@ -78,20 +78,22 @@ export const communityRoutes: FastifyPluginAsyncZod<{
           schema: {
             tags: ['admin'],
             security,
-            summary: `${action[0]!.toUpperCase()}${action.slice(1)} a member in Discord`,
+            summary: `${action[0]!.toUpperCase()}${action.slice(1)} a member in Discord and the Telegram chats`,
             body: ModerationSchema,
             response: { 200: envelope(ModerationResultSchema) },
           },
         },
         async (request) => {
           const result = await community.moderate(action, request.body.userId, request.body.reason)
+          // Where it acted: "Member kicked from Discord and Telegram".
+          const where = [result.discord ? 'Discord' : null, result.telegram ? 'Telegram' : null]
+            .filter(Boolean)
+            .join(' and ')
           return ok(
             result,
-            action === 'kick'
-              ? 'Member kicked from Discord'
-              : action === 'ban'
-                ? 'Member banned from Discord'
-                : 'Member unbanned',
+            action === 'unban'
+              ? 'Member unbanned'
+              : `Member ${action === 'kick' ? 'kicked' : 'banned'}${where ? ` from ${where}` : ''}`,
           )
         },
       )
@@ -106,13 +108,17 @@ export const communityRoutes: FastifyPluginAsyncZod<{
             // The broadcast's id, set by the service (setAuditTarget): the form's, or a new one.
             targetType: 'broadcast',
             target: (request) => (bodyOf(request).broadcastId as string | undefined) ?? null,
-            details: (request) => ({ alsoEmail: bodyOf(request).alsoEmail }),
+            details: (request) => ({
+              alsoEmail: bodyOf(request).alsoEmail,
+              alsoTelegram: bodyOf(request).alsoTelegram ?? false,
+            }),
           },
         },
         schema: {
           tags: ['admin'],
           security,
-          summary: 'Post to the announcements channel (and email members who opted in)',
+          summary:
+            'Post to the announcements channel (and email members who opted in, and message members on Telegram)',
           body: BroadcastSchema,
           response: { 200: envelope(BroadcastResultSchema) },
         },

@@ -4,11 +4,13 @@ import {
   type BroadcastResult,
   communityMessages,
   type DiscordInvite,
+  telegramMessages,
 } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Transaction } from 'kysely'
 import { setAuditTarget } from '../../audit/audit-scope'
 import type { Config } from '../../config'
-import type { DiscordConnectionRow, DiscordLinkRow, UserRow } from '../../db/types'
+import type { DB, DiscordConnectionRow, DiscordLinkRow, UserRow } from '../../db/types'
 import {
   type DiscordClient,
   isMissingPermissions,
@@ -20,6 +22,7 @@ import type { MailQueue } from '../../mail/mail-queue'
 import { broadcastEmail } from '../../mail/member-news-emails'
 import type { Jobs } from '../../queue/job-runner'
 import type { AccountsService } from '../auth/accounts-service'
+import type { PlacesService } from '../places/places-service'
 import type { CommunityRepository } from './community-repository'
 import type { DiscordConnectRepository } from './discord-connect-repository'
 
@@ -34,12 +37,20 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505'
 }
 
+const CHANNEL_NAMES: Record<BroadcastDelivery['channel'], string> = {
+  discord: 'Discord',
+  email: 'email',
+  telegram: 'Telegram',
+}
+
 /** What a broadcast already did, in the admin's words, for the refusal to send it again. */
 function alreadySent(deliveries: { channel: string; recipients: number | null }[]): AppError {
   const parts = deliveries.map((delivery) =>
     delivery.channel === 'email'
       ? `emailed to ${delivery.recipients ?? 0} ${delivery.recipients === 1 ? 'member' : 'members'}`
-      : `posted to ${delivery.channel === 'discord' ? 'Discord' : delivery.channel}`,
+      : delivery.channel === 'telegram'
+        ? `sent on Telegram to ${delivery.recipients ?? 0} ${delivery.recipients === 1 ? 'member' : 'members'}`
+        : `posted to ${CHANNEL_NAMES[delivery.channel as BroadcastDelivery['channel']] ?? delivery.channel}`,
   )
   return conflict(communityMessages.broadcastAlreadySent(parts.join(' and ') || 'nothing went out'))
 }
@@ -63,6 +74,13 @@ export const connectionView = (connection: DiscordConnectionRow) => ({
   verifiedAt: new Date(connection.verified_at).toISOString(),
 })
 
+/** What the Telegram side does when an admin moderates or broadcasts (undefined: no Telegram). */
+export interface TelegramCommunity {
+  moderate(action: 'kick' | 'ban' | 'unban', userId: string): Promise<'kicked' | 'banned' | 'removed' | null>
+  /** Queues the message to every member who connected Telegram, in `trx`; how many it went to. */
+  broadcast(input: { key: string; title?: string; message: string }, trx: Transaction<DB>): Promise<number>
+}
+
 export function createCommunityService(deps: {
   config: Config['discord']
   discord: DiscordClient | undefined
@@ -70,6 +88,9 @@ export function createCommunityService(deps: {
   connections: DiscordConnectRepository
   accounts: Pick<AccountsService, 'findById'>
   access: AccessReader
+  /** What the member's plans open: their Discord roles, and which roles are places the sync manages. */
+  places: Pick<PlacesService, 'grantFor' | 'managedDiscordRoles'>
+  telegram: TelegramCommunity | undefined
   jobs: Pick<Jobs, 'enqueue'>
   mail: Pick<MailQueue, 'enqueueBulk'>
   clock: Clock
@@ -131,18 +152,97 @@ export function createCommunityService(deps: {
     return match
   }
 
+  /** Kick, ban or unban on Discord: the state the member is left in, or null (a kick of someone not there). */
+  async function moderateDiscord(
+    discord: DiscordClient,
+    action: 'kick' | 'ban' | 'unban',
+    user: UserRow,
+    reason: string | undefined,
+  ): Promise<'kicked' | 'banned' | 'removed' | null> {
+    const link = await repo.findLink(user.id)
+    const connection = await deps.connections.findConnection(user.id)
+    const now = clock.now()
+    const auditReason = `EdgeClub admin: ${reason || action}`
+    if (action === 'unban') {
+      const bannedId = connection?.discord_user_id ?? link?.discord_user_id
+      if (bannedId) {
+        try {
+          await discord.unban(bannedId, auditReason)
+        } catch (error) {
+          if (!isNotFound(error)) throw error
+        }
+      }
+      // The link's new state in a transaction: the admin's audit row commits with it (plugins/audit.ts).
+      await repo.transaction((trx) =>
+        repo.saveLink(user.id, { state: 'removed', banned_at: null, role_granted: false }, now, trx),
+      )
+      return 'removed' as const
+    }
+    const member = await findGuildMember(user, link, connection, { byUsername: true })
+    // An id seen through a typed username is banned only while no other member has connected it.
+    const seen =
+      link?.discord_user_id && !(await connectedElsewhere(link.discord_user_id, user.id))
+        ? link.discord_user_id
+        : null
+    const discordUserId = member?.user.id ?? connection?.discord_user_id ?? seen
+    if (action === 'kick') {
+      if (!member) return null
+      await discord.kick(member.user.id, auditReason)
+      await repo.transaction((trx) =>
+        repo.saveLink(
+          user.id,
+          { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
+          now,
+          trx,
+        ),
+      )
+      return 'kicked' as const
+    }
+    // Ban: even someone not in the server yet can be banned once we know their Discord id.
+    if (discordUserId) await discord.ban(discordUserId, auditReason)
+    const invites = await repo.listLiveInvites(user.id, now)
+    for (const invite of invites) {
+      await discord.deleteInvite(invite.code, auditReason).catch((error: unknown) => {
+        // Without Manage Channels the bot cannot delete invites; a banned user cannot use one anyway,
+        // and it expires on its own.
+        if (!isNotFound(error) && !isMissingPermissions(error)) throw error
+      })
+    }
+    // Our side of the ban in one transaction, with the admin's audit row (plugins/audit.ts).
+    await repo.transaction(async (trx) => {
+      for (const invite of invites) await repo.revokeInvite(invite.code, now, trx)
+      await repo.saveLink(
+        user.id,
+        { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
+        now,
+        trx,
+      )
+    })
+    return 'banned' as const
+  }
+
   return {
     configured: () => Boolean(deps.discord),
 
-    /** POST /discord/create-invite: one live, single-use invite per member with access. */
+    /**
+     * POST /discord/create-invite: one live, single-use invite per member with access. It carries the
+     * roles the member's plans grant, so they are there the moment the invite is accepted; for a
+     * member who connected their Discord account only that account can accept it. A member already
+     * in the server gets no invite (the tab says "You're in").
+     */
     async createInvite(user: UserRow): Promise<DiscordInvite> {
       const discord = discordOrThrow()
       if (!config.inviteChannelId)
         throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
-      if (!(await deps.access.currentAccess(user.id))) throw forbidden(communityMessages.needsAccess)
+      const grant = await deps.places.grantFor(user.id)
+      if (!grant.hasAccess) throw forbidden(communityMessages.needsAccess)
       const link = await repo.findLink(user.id)
       if (link?.state === 'banned') throw forbidden(communityMessages.banned)
-      if (!user.discord_username) throw badRequest(communityMessages.noDiscordUsername)
+      const connection = await deps.connections.findConnection(user.id)
+      if (!connection && !user.discord_username) throw badRequest(communityMessages.noDiscordUsername)
+      const known = connection?.discord_user_id ?? link?.discord_user_id
+      if (link?.state === 'joined' && known && (await memberById(discord, known)))
+        throw conflict(communityMessages.alreadyInServer)
       const now = clock.now()
 
       const live = await repo.findLiveInvite(user.id, now)
@@ -162,10 +262,26 @@ export function createCommunityService(deps: {
         throw rateLimited(communityMessages.tooManyInvites)
       }
       const maxAgeSeconds = config.inviteMaxAgeHours * 3600
-      const invite = await discord.createInvite(config.inviteChannelId, {
+      const options = {
         maxAgeSeconds,
         reason: `EdgeClub invite for member ${user.id}`,
-      })
+        // With verification required, only a connected account may get roles (never a typed name).
+        roleIds: connection || !config.requireVerified ? grant.discordRoleIds : [],
+        targetUserIds: connection ? [connection.discord_user_id] : [],
+      }
+      let invite: Awaited<ReturnType<DiscordClient['createInvite']>>
+      try {
+        invite = await discord.createInvite(config.inviteChannelId, options)
+      } catch (error) {
+        // Limiting who can accept needs Manage Server; without it the invite still works (single use,
+        // with its roles), and the admin health check says what to grant.
+        if (!isMissingPermissions(error) || options.targetUserIds.length === 0) throw error
+        deps.log.warn(
+          { userId: user.id },
+          'the Discord bot lacks Manage Server: the invite is not limited to the connected account',
+        )
+        invite = await discord.createInvite(config.inviteChannelId, { ...options, targetUserIds: [] })
+      }
       const expiresAt = invite.expires_at ? new Date(invite.expires_at) : addMs(now, maxAgeSeconds * 1000)
       await repo.insertInvite({ userId: user.id, code: invite.code, maxUses: 1, expiresAt, now })
       if (!link || link.state === 'unlinked' || link.state === 'removed' || link.state === 'kicked') {
@@ -191,6 +307,7 @@ export function createCommunityService(deps: {
       return {
         configured: Boolean(deps.discord),
         state: link?.state ?? 'unlinked',
+        inServer: link?.state === 'joined',
         roleGranted: Boolean(link?.role_granted),
         discordUsername: user.discord_username,
         invite: invite ? inviteView(user, invite) : null,
@@ -206,9 +323,10 @@ export function createCommunityService(deps: {
      */
     async syncMember(
       userId: string,
-    ): Promise<'granted' | 'removed' | 'kicked' | 'unchanged' | 'not-in-guild' | 'skipped'> {
+    ): Promise<'granted' | 'removed' | 'changed' | 'kicked' | 'unchanged' | 'not-in-guild' | 'skipped'> {
       const discord = deps.discord
-      if (!discord || !config.memberRoleId) return 'skipped'
+      const managed = discord ? await deps.places.managedDiscordRoles() : []
+      if (!discord || managed.length === 0) return 'skipped'
       const user = await deps.accounts.findById(userId)
       if (!user) return 'skipped'
       const now = clock.now()
@@ -238,35 +356,42 @@ export function createCommunityService(deps: {
         const banned = link?.state === 'banned'
         // Verification required: an account found by a typed username (before the switch) loses the role.
         const verifiedEnough = Boolean(connection) || !config.requireVerified
-        const entitled = !banned && verifiedEnough && Boolean(await deps.access.currentAccess(userId))
-        const hasRole = member.roles.includes(config.memberRoleId)
-        let outcome: 'granted' | 'removed' | 'kicked' | 'unchanged' = 'unchanged'
-        if (entitled && !hasRole) {
-          await discord.addRole(
-            member.user.id,
-            config.memberRoleId,
-            `EdgeClub: ${user.email} has an active plan`,
-          )
-          outcome = 'granted'
-        } else if (!entitled && hasRole) {
-          if (config.onAccessEnd === 'kick' && !banned && verifiedEnough) {
-            await discord.kick(member.user.id, `EdgeClub: ${user.email} no longer has an active plan`)
-            outcome = 'kicked'
-          } else {
+        // The roles the member's plans grant, of the roles that are places (others are left alone).
+        const grant = await deps.places.grantFor(userId)
+        const wanted =
+          !banned && verifiedEnough ? grant.discordRoleIds.filter((id) => managed.includes(id)) : []
+        const missing = wanted.filter((roleId) => !member.roles.includes(roleId))
+        const extra = managed.filter((roleId) => member.roles.includes(roleId) && !wanted.includes(roleId))
+        let outcome: 'granted' | 'removed' | 'changed' | 'kicked' | 'unchanged' = 'unchanged'
+        if (
+          wanted.length === 0 &&
+          extra.length > 0 &&
+          config.onAccessEnd === 'kick' &&
+          !banned &&
+          verifiedEnough
+        ) {
+          await discord.kick(member.user.id, `EdgeClub: ${user.email} no longer has an active plan`)
+          outcome = 'kicked'
+        } else {
+          for (const roleId of missing)
+            await discord.addRole(member.user.id, roleId, `EdgeClub: ${user.email}'s plan grants this role`)
+          for (const roleId of extra)
             await discord.removeRole(
               member.user.id,
-              config.memberRoleId,
-              `EdgeClub: ${user.email} no longer has an active plan`,
+              roleId,
+              grant.hasAccess
+                ? `EdgeClub: ${user.email}'s plan no longer grants this role`
+                : `EdgeClub: ${user.email} no longer has an active plan`,
             )
-            outcome = 'removed'
-          }
+          if (missing.length > 0 || extra.length > 0)
+            outcome = extra.length === 0 ? 'granted' : missing.length === 0 ? 'removed' : 'changed'
         }
         await repo.saveLink(
           userId,
           {
             discord_user_id: member.user.id,
             state: banned ? 'banned' : outcome === 'kicked' ? 'kicked' : 'joined',
-            role_granted: outcome === 'granted' || (hasRole && outcome === 'unchanged'),
+            role_granted: outcome !== 'kicked' && wanted.length > 0,
             last_synced_at: now,
             last_error: null,
           },
@@ -301,13 +426,14 @@ export function createCommunityService(deps: {
         return 'reconnected'
       }
       const discord = deps.discord
-      if (!discord || !config.memberRoleId) return 'skipped'
+      const managed = discord ? await deps.places.managedDiscordRoles() : []
+      if (!discord || managed.length === 0) return 'skipped'
       const member = await memberById(discord, discordUserId)
-      if (member?.roles.includes(config.memberRoleId)) {
+      for (const roleId of managed.filter((id) => member?.roles.includes(id))) {
         try {
           await discord.removeRole(
             discordUserId,
-            config.memberRoleId,
+            roleId,
             `EdgeClub: member ${userId} disconnected this Discord account`,
           )
         } catch (error) {
@@ -318,88 +444,55 @@ export function createCommunityService(deps: {
       return 'released'
     },
 
-    /** Admin: kick, ban or unban a member's Discord account. Ban also stops invites and role grants. */
+    /**
+     * Admin: kick, ban or unban a member in every community the club runs (Discord and Telegram).
+     * A ban also stops invites, join links and roles; kicking someone who is in neither is refused.
+     */
     async moderate(action: 'kick' | 'ban' | 'unban', userId: string, reason: string | undefined) {
-      const discord = discordOrThrow()
+      if (!deps.discord && !deps.telegram)
+        throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
       const user = await deps.accounts.findById(userId)
       if (!user) throw notFound('Member not found')
-      const link = await repo.findLink(userId)
-      const connection = await deps.connections.findConnection(userId)
-      const now = clock.now()
-      const auditReason = `EdgeClub admin: ${reason || action}`
-      if (action === 'unban') {
-        const bannedId = connection?.discord_user_id ?? link?.discord_user_id
-        if (bannedId) {
-          try {
-            await discord.unban(bannedId, auditReason)
-          } catch (error) {
-            if (!isNotFound(error)) throw error
-          }
-        }
-        // The link's new state in a transaction: the admin's audit row commits with it (plugins/audit.ts).
-        await repo.transaction((trx) =>
-          repo.saveLink(userId, { state: 'removed', banned_at: null, role_granted: false }, now, trx),
+      const discord = deps.discord ? await moderateDiscord(deps.discord, action, user, reason) : null
+      const telegram = deps.telegram ? await deps.telegram.moderate(action, userId) : null
+      if (action === 'kick' && discord === null && telegram === null)
+        throw badRequest(
+          deps.telegram
+            ? `${user.discord_username || user.email} is in neither the Discord server nor the Telegram chats`
+            : `${user.discord_username || user.email} is not in the Discord server`,
         )
-        return { state: 'removed' as const }
+      const state =
+        discord ?? telegram ?? (action === 'unban' ? 'removed' : action === 'ban' ? 'banned' : 'kicked')
+      return {
+        state,
+        ...(deps.discord ? { discord } : {}),
+        ...(deps.telegram ? { telegram } : {}),
       }
-      const member = await findGuildMember(user, link, connection, { byUsername: true })
-      // An id seen through a typed username is banned only while no other member has connected it.
-      const seen =
-        link?.discord_user_id && !(await connectedElsewhere(link.discord_user_id, userId))
-          ? link.discord_user_id
-          : null
-      const discordUserId = member?.user.id ?? connection?.discord_user_id ?? seen
-      if (action === 'kick') {
-        if (!member) throw badRequest(`${user.discord_username || user.email} is not in the Discord server`)
-        await discord.kick(member.user.id, auditReason)
-        await repo.transaction((trx) =>
-          repo.saveLink(
-            userId,
-            { discord_user_id: member.user.id, state: 'kicked', role_granted: false },
-            now,
-            trx,
-          ),
-        )
-        return { state: 'kicked' as const }
-      }
-      // Ban: even someone not in the server yet can be banned once we know their Discord id.
-      if (discordUserId) await discord.ban(discordUserId, auditReason)
-      const invites = await repo.listLiveInvites(userId, now)
-      for (const invite of invites) {
-        await discord.deleteInvite(invite.code, auditReason).catch((error: unknown) => {
-          // Without Manage Channels the bot cannot delete invites; a banned user cannot use one anyway,
-          // and it expires on its own.
-          if (!isNotFound(error) && !isMissingPermissions(error)) throw error
-        })
-      }
-      // Our side of the ban in one transaction, with the admin's audit row (plugins/audit.ts).
-      await repo.transaction(async (trx) => {
-        for (const invite of invites) await repo.revokeInvite(invite.code, now, trx)
-        await repo.saveLink(
-          userId,
-          { discord_user_id: discordUserId, state: 'banned', banned_at: now, role_granted: false },
-          now,
-          trx,
-        )
-      })
-      return { state: 'banned' as const }
     },
 
     /**
      * Admin: a broadcast. It has an identity (`broadcastId`, from the form, or a new one): the same id
      * again is refused as already sent, saying what went out; a new one really goes out on every
-     * channel. Discord first (a failure there sends nothing anywhere, and the same broadcast can be
-     * tried again; its nonce makes Discord post it once even if a crash loses our record of it), then,
-     * in one transaction, the record, each channel's delivery and the email outbox (one keyed job per
-     * recipient). Another channel adds its step and its delivery row the same way.
+     * channel asked for. Discord first when the club has it (a failure there sends nothing anywhere, and
+     * the same broadcast can be tried again; its nonce makes Discord post it once even if a crash loses
+     * our record of it), then, in one transaction, the record, each channel's delivery, the email outbox
+     * and the Telegram sends (one keyed job per recipient each). A club on Telegram only posts there.
      */
     async broadcast(
-      input: { broadcastId?: string; message: string; title?: string; alsoEmail: boolean },
+      input: {
+        broadcastId?: string
+        message: string
+        title?: string
+        alsoEmail: boolean
+        alsoTelegram?: boolean
+      },
       author: { id: string },
     ): Promise<BroadcastResult> {
-      const discord = discordOrThrow()
-      const channelId = config.announceChannelId
-      if (!channelId)
+      const announceChannel = deps.discord && config.announceChannelId ? config.announceChannelId : undefined
+      if (input.alsoTelegram && !deps.telegram)
+        throw new AppError('UPSTREAM_ERROR', telegramMessages.notConfigured, { statusCode: 503 })
+      // Without Discord's channel or Telegram nothing can be posted.
+      if (!announceChannel && !input.alsoTelegram)
         throw new AppError('UPSTREAM_ERROR', communityMessages.notConfigured, { statusCode: 503 })
       const id = input.broadcastId ?? randomUUID()
       setAuditTarget(id)
@@ -407,11 +500,14 @@ export function createCommunityService(deps: {
       if (earlier) throw alreadySent(earlier.deliveries)
 
       const content = input.title ? `**${input.title}**\n${input.message}` : input.message
-      const posted = await discord.sendMessage(channelId, content, { nonce: broadcastNonce(id) })
+      const posted =
+        announceChannel && deps.discord
+          ? await deps.discord.sendMessage(announceChannel, content, { nonce: broadcastNonce(id) })
+          : undefined
       const now = clock.now()
-      const deliveries: BroadcastDelivery[] = [
-        { channel: 'discord', status: 'sent', externalId: posted.id, recipients: null },
-      ]
+      const deliveries: BroadcastDelivery[] = posted
+        ? [{ channel: 'discord', status: 'sent', externalId: posted.id, recipients: null }]
+        : []
       try {
         await repo.transaction(async (trx) => {
           if (input.alsoEmail) {
@@ -430,6 +526,13 @@ export function createCommunityService(deps: {
               externalId: null,
               recipients: recipients.length,
             })
+          }
+          if (input.alsoTelegram && deps.telegram) {
+            const recipients = await deps.telegram.broadcast(
+              { key: `broadcast:${id}`, title: input.title, message: input.message },
+              trx,
+            )
+            deliveries.push({ channel: 'telegram', status: 'queued', externalId: null, recipients })
           }
           await repo.insertBroadcast(
             {
@@ -458,8 +561,17 @@ export function createCommunityService(deps: {
         }
         throw error
       }
-      const emailed = deliveries.find((delivery) => delivery.channel === 'email')?.recipients ?? 0
-      return { broadcastId: id, sentAt: now.toISOString(), messageId: posted.id, emailed, deliveries }
+      const count = (channel: BroadcastDelivery['channel']) =>
+        deliveries.find((delivery) => delivery.channel === channel)?.recipients
+      const telegram = count('telegram')
+      return {
+        broadcastId: id,
+        sentAt: now.toISOString(),
+        messageId: posted?.id ?? null,
+        emailed: count('email') ?? 0,
+        ...(telegram != null ? { telegram } : {}),
+        deliveries,
+      }
     },
 
     /** Admin: is the bot set up right, and do roles match access (drift)? */
@@ -515,17 +627,33 @@ export function createCommunityService(deps: {
         if (top <= role.position) throw new Error("the bot's highest role must be above the member role")
         return `@${role.name}; the bot can manage it`
       })
+      const rolesWorking = checks.every((item) => item.ok)
+      await check('targeted invites', async () => {
+        if (!botId) throw new Error('the bot is unknown')
+        const [roles, bot] = await Promise.all([discord.roles(), discord.getMember(botId)])
+        const manageServer = roles
+          // Permissions come from the bot's roles and @everyone (the role at position 0).
+          .filter((candidate) => bot.roles.includes(candidate.id) || candidate.position === 0)
+          .some((candidate) => (BigInt(candidate.permissions) & (32n | 8n)) !== 0n)
+        if (!manageServer)
+          throw new Error(
+            "the bot lacks Manage Server, so invites cannot be limited to a member's connected account",
+          )
+        return 'invites for connected members can be accepted by that account only'
+      })
 
       let missingRole = 0
       let extraRole = 0
-      if (config.memberRoleId && checks.every((item) => item.ok)) {
+      const managed = await deps.places.managedDiscordRoles()
+      if (rolesWorking && managed.length > 0) {
         for (const link of await repo.listLinkedForDrift(200)) {
           try {
             const member = await discord.getMember(link.discord_user_id!)
-            const hasRole = member.roles.includes(config.memberRoleId)
-            const entitled = link.state !== 'banned' && Boolean(await deps.access.currentAccess(link.user_id))
-            if (entitled && !hasRole) missingRole += 1
-            if (!entitled && hasRole) extraRole += 1
+            const grant = await deps.places.grantFor(link.user_id)
+            const wanted = link.state === 'banned' ? [] : grant.discordRoleIds
+            if (wanted.some((roleId) => !member.roles.includes(roleId))) missingRole += 1
+            if (managed.some((roleId) => member.roles.includes(roleId) && !wanted.includes(roleId)))
+              extraRole += 1
           } catch (error) {
             if (!isNotFound(error)) throw error
           }

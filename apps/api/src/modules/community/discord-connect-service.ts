@@ -10,13 +10,13 @@ import {
 import type { FastifyBaseLogger } from 'fastify'
 import type { Transaction } from 'kysely'
 import type { AuditLog } from '../../audit/audit-log'
-import type { Config } from '../../config'
 import type { DB, DiscordConnectionRow, UserRow } from '../../db/types'
 import { type DiscordClient, discordErrorCode } from '../../integrations/discord/discord-client'
 import type { DiscordOAuth } from '../../integrations/discord/discord-oauth'
 import { addMs, type Clock, DAY } from '../../lib/clock'
 import { AppError, badRequest, conflict, forbidden, notFound, rateLimited } from '../../lib/errors'
 import type { Jobs } from '../../queue/job-runner'
+import type { PlacesService } from '../places/places-service'
 import type { CommunityRepository } from './community-repository'
 import { type AccessReader, connectionView } from './community-service'
 import type { DiscordConnectRepository } from './discord-connect-repository'
@@ -55,12 +55,13 @@ function failureOf(error: unknown) {
  * code to that attempt, so a code issued on one member's attempt connects nothing on another's.
  */
 export function createDiscordConnectService(deps: {
-  config: Config['discord']
   oauth: DiscordOAuth | undefined
   discord: DiscordClient | undefined
   repo: DiscordConnectRepository
   links: CommunityRepository
   access: AccessReader
+  /** The Discord roles the member's plans grant. */
+  places: Pick<PlacesService, 'grantFor'>
   audit: Pick<AuditLog, 'record'>
   jobs: Pick<Jobs, 'enqueue'>
   clock: Clock
@@ -68,7 +69,7 @@ export function createDiscordConnectService(deps: {
   /** The server's key: an attempt's PKCE verifier is derived from its state with it, never stored. */
   pkceSecret: string
 }) {
-  const { repo, clock, config, log } = deps
+  const { repo, clock, log } = deps
 
   /**
    * The attempt's PKCE code_verifier (43 base64url characters, 256 bits): only the server, holding
@@ -181,15 +182,17 @@ export function createDiscordConnectService(deps: {
   async function join(
     user: UserRow,
     discord: DiscordClient,
-    roleId: string,
+    roleIds: string[],
     connection: DiscordConnectionRow,
     accessToken: string,
     now: Date,
   ): Promise<'added' | 'already-member'> {
     const reason = `EdgeClub: member ${user.id} connected Discord and has an active plan`
     try {
-      const outcome = await discord.addMember(connection.discord_user_id, accessToken, [roleId], reason)
-      if (outcome === 'already-member') await discord.addRole(connection.discord_user_id, roleId, reason)
+      const outcome = await discord.addMember(connection.discord_user_id, accessToken, roleIds, reason)
+      // Already in: Discord ignored `roles`, so each is given on its own.
+      if (outcome === 'already-member')
+        for (const roleId of roleIds) await discord.addRole(connection.discord_user_id, roleId, reason)
       return outcome
     } catch (error) {
       const code = discordErrorCode(error)
@@ -267,8 +270,7 @@ export function createDiscordConnectService(deps: {
     if (standing?.state === 'banned') throw forbidden(messages.banned)
 
     const discord = deps.discord
-    const roleId = config.memberRoleId
-    if (!discord || !roleId)
+    if (!discord)
       return { result: result('not-configured', false), message: messages.connectedOnly(account.username) }
     const syncLater = () =>
       deps.jobs.enqueue(
@@ -276,26 +278,27 @@ export function createDiscordConnectService(deps: {
         { userId: user.id },
         { throttle: { key: `poll-${user.id}`, seconds: 5 } },
       )
-    if (!(await deps.access.currentAccess(user.id))) {
+    const grant = await deps.places.grantFor(user.id)
+    if (!grant.hasAccess) {
       // The account may hold the role from before (another member's typed username): the sync decides.
       await syncLater()
       return { result: result('no-access', false), message: messages.connectedNoAccess(account.username) }
     }
     try {
-      const outcome = await join(user, discord, roleId, connection, tokens.access_token, now)
+      const outcome = await join(user, discord, grant.discordRoleIds, connection, tokens.access_token, now)
       await deps.links.saveLink(
         user.id,
         {
           discord_user_id: connection.discord_user_id,
           state: 'joined',
-          role_granted: true,
+          role_granted: grant.discordRoleIds.length > 0,
           last_synced_at: now,
           last_error: null,
         },
         now,
       )
       return {
-        result: result(outcome, true),
+        result: result(outcome, grant.discordRoleIds.length > 0),
         message:
           outcome === 'added' ? messages.joined(account.username) : messages.alreadyMember(account.username),
       }

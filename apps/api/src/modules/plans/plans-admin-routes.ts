@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { envelope, ok } from '../../lib/envelope'
 import { bodyOf } from '../../plugins/audit'
-import { type PlansAdminService, toAdminPlan } from './plans-admin-service'
+import type { PlansAdminService } from './plans-admin-service'
 
 const IdParams = z.object({ id: text().min(1).max(64) })
 
@@ -49,7 +49,7 @@ export const plansAdminRoutes: FastifyPluginAsyncZod<{ plansAdmin: PlansAdminSer
         response: { 200: envelope(AdminPlanSchema) },
       },
     },
-    async (request) => ok(toAdminPlan(await plansAdmin.detail(request.params.id))),
+    async (request) => ok(await plansAdmin.detail(request.params.id)),
   )
 
   app.post(
@@ -66,7 +66,7 @@ export const plansAdminRoutes: FastifyPluginAsyncZod<{ plansAdmin: PlansAdminSer
     },
     async (request, reply) => {
       const plan = await plansAdmin.create(request.body)
-      return reply.status(201).send(ok(toAdminPlan(plan), 'Plan created'))
+      return reply.status(201).send(ok(plan, 'Plan created'))
     },
   )
 
@@ -89,8 +89,7 @@ export const plansAdminRoutes: FastifyPluginAsyncZod<{ plansAdmin: PlansAdminSer
         response: { 200: envelope(AdminPlanSchema) },
       },
     },
-    async (request) =>
-      ok(toAdminPlan(await plansAdmin.update(request.params.id, request.body)), 'Plan updated'),
+    async (request) => ok(await plansAdmin.update(request.params.id, request.body), 'Plan updated'),
   )
 
   app.delete(
@@ -125,7 +124,7 @@ export const plansAdminRoutes: FastifyPluginAsyncZod<{ plansAdmin: PlansAdminSer
     },
     async (request) => {
       const plan = await plansAdmin.toggle(request.params.id)
-      return ok(toAdminPlan(plan), plan.is_active ? 'Plan activated' : 'Plan deactivated')
+      return ok(plan, plan.isActive ? 'Plan activated' : 'Plan deactivated')
     },
   )
 }

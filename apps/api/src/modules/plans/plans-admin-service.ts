@@ -1,4 +1,10 @@
-import { intervalCountProblem, type PlanInput, toMinorUnits } from '@edgeclub/shared'
+import {
+  ALL_PLACES,
+  intervalCountProblem,
+  type PlanInput,
+  type PlanPlaces,
+  toMinorUnits,
+} from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { PlanRow } from '../../db/types'
 import type { Clock } from '../../lib/clock'
@@ -6,16 +12,24 @@ import { badRequest, conflict, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import { pages } from '../../lib/pagination'
 import type { StripeCatalog } from '../payments/card/stripe-catalog'
+import type { PlacesService } from '../places/places-service'
 import type { PlansRepository } from './plans-repository'
 import { type PlansService, toPlan } from './plans-service'
 
-export function toAdminPlan(row: PlanRow & { subscriber_count?: number | null }) {
+export function toAdminPlan(
+  row: PlanRow & { subscriber_count?: number | null },
+  places: PlanPlaces = ALL_PLACES,
+) {
   return {
     ...toPlan(row),
     archived: row.archived_at !== null,
     subscriberCount: Number(row.subscriber_count ?? 0),
+    places,
   }
 }
+
+/** What the plans editor needs of places: each plan's grant, checked and saved beside the plan. */
+export type PlanPlacesStore = Pick<PlacesService, 'planPlaces' | 'setPlanPlaces' | 'checkPlanPlaces'>
 
 /**
  * Plan management: the plan editor's own validation, unique slugs, archive instead
@@ -26,10 +40,18 @@ export function createPlansAdminService(deps: {
   repo: PlansRepository
   plans: PlansService
   catalog: StripeCatalog | undefined
+  /** The plan's places (Discord roles, Telegram chats, signal categories). */
+  places: PlanPlacesStore
   clock: Clock
   log: FastifyBaseLogger
 }) {
   const { repo } = deps
+
+  /** Plans as the editor shows them, each with its places. */
+  const withPlaces = async <T extends PlanRow & { subscriber_count?: number | null }>(rows: T[]) => {
+    const places = await deps.places.planPlaces(rows.map((row) => row.id))
+    return rows.map((row) => toAdminPlan(row, places.get(row.id)))
+  }
 
   const syncStripe = async (plan: PlanRow) => {
     if (!deps.catalog || !plan.is_active || plan.archived_at) return
@@ -42,10 +64,11 @@ export function createPlansAdminService(deps: {
     })
   }
 
+  /** After an edit: caches drop the old list, Stripe gets the price; answers the plan as the editor shows it. */
   const changed = async (plan: PlanRow) => {
     deps.plans.changed.invalidate()
     await syncStripe(plan)
-    return plan
+    return (await withPlaces([plan]))[0]!
   }
 
   async function getOrThrow(id: string): Promise<PlanRow> {
@@ -79,22 +102,23 @@ export function createPlansAdminService(deps: {
     /** GET /admin/plans: every plan with how many members hold it now. */
     async list(query: Omit<Parameters<PlansRepository['list']>[0], 'now'>) {
       const { rows, total } = await repo.list({ ...query, now: deps.clock.now() })
-      return { items: rows.map(toAdminPlan), pagination: pages(query.page, query.limit, total) }
+      return { items: await withPlaces(rows), pagination: pages(query.page, query.limit, total) }
     },
 
     /** GET /admin/plans/{id}: the plan and how many members hold it, as the list shows it. */
     async detail(id: string) {
       const plan = isUuid(id) ? await repo.findWithSubscriberCount(id, deps.clock.now()) : undefined
       if (!plan) throw notFound('Plan not found')
-      return plan
+      return (await withPlaces([plan]))[0]!
     },
 
-    async create(input: PlanInput): Promise<PlanRow> {
+    async create(input: PlanInput) {
       if (await repo.findBySlug(input.slug))
         throw conflict(`A plan with the slug "${input.slug}" already exists`)
-      // Each write in a transaction of its own: the admin's audit row commits with it (plugins/audit.ts).
-      const row = await repo.transaction((trx) =>
-        repo.insert(
+      if (input.places) await deps.places.checkPlanPlaces(input.places)
+      // The plan and its places in one transaction: the admin's audit row commits with it (plugins/audit.ts).
+      const row = await repo.transaction(async (trx) => {
+        const inserted = await repo.insert(
           {
             name: input.name,
             slug: input.slug,
@@ -110,12 +134,14 @@ export function createPlansAdminService(deps: {
             trial_days: input.interval === 'lifetime' ? 0 : input.trialDays,
           },
           trx,
-        ),
-      )
+        )
+        if (input.places) await deps.places.setPlanPlaces(inserted.id, input.places, trx)
+        return inserted
+      })
       return changed(row)
     },
 
-    async update(id: string, input: Partial<PlanInput>): Promise<PlanRow> {
+    async update(id: string, input: Partial<PlanInput>) {
       const plan = await getOrThrow(id)
       if (input.slug && input.slug !== plan.slug && (await repo.findBySlug(input.slug))) {
         throw conflict(`A plan with the slug "${input.slug}" already exists`)
@@ -130,13 +156,20 @@ export function createPlansAdminService(deps: {
         throw badRequest('A lifetime plan has no trial', [
           { field: 'trialDays', message: 'A lifetime plan has no trial' },
         ])
-      const row = await repo.transaction((trx) =>
-        repo.update(id, { ...columns(input, plan.currency), updated_at: deps.clock.now() }, trx),
-      )
+      if (input.places) await deps.places.checkPlanPlaces(input.places)
+      const row = await repo.transaction(async (trx) => {
+        const updated = await repo.update(
+          id,
+          { ...columns(input, plan.currency), updated_at: deps.clock.now() },
+          trx,
+        )
+        if (input.places) await deps.places.setPlanPlaces(id, input.places, trx)
+        return updated
+      })
       return changed(row ?? plan)
     },
 
-    async toggle(id: string): Promise<PlanRow> {
+    async toggle(id: string) {
       const plan = await getOrThrow(id)
       if (plan.archived_at) throw badRequest('An archived plan cannot be made active again')
       const row = await repo.transaction((trx) =>

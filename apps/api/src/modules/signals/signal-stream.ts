@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
-import type { SignalEvent } from '@edgeclub/shared'
+import { categoryGranted, type SignalEvent } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
 import type { SignalLedgerRow } from '../../db/types'
@@ -23,7 +23,7 @@ interface Listener {
   userId: string
   sessionId: string
   staff: boolean
-  /** Whether it was last given the members' view (access or staff); unknown until first looked at. */
+  /** Whether it was last given the members' view (access to some category, or staff); unknown until first looked at. */
   full?: boolean
   openedAt: number
   response: ServerResponse
@@ -55,6 +55,8 @@ const EVENT_OF = { publish: 'published', settle: 'settled', void: 'voided' } as 
  */
 export function createSignalStream(deps: {
   repo: SignalsRepository
+  /** The signal categories each member receives now (absent: no access); the plans' places decide. */
+  categoriesFor: (userIds: readonly string[]) => Promise<Map<string, 'all' | string[]>>
   clock: Clock
   log: FastifyBaseLogger
   /** The longest a stream stays open on one access token (the client reconnects with a fresh one). */
@@ -121,15 +123,15 @@ export function createSignalStream(deps: {
    */
   async function recheck(audience: Listener[]): Promise<void> {
     if (audience.length === 0) return
-    const [standing, withAccess] = await Promise.all([
+    const [standing, granted] = await Promise.all([
       deps.repo.liveSessionRoles([...new Set(audience.map((l) => l.sessionId))]),
-      deps.repo.usersWithAccess([...new Set(audience.map((l) => l.userId))], deps.clock.now()),
+      deps.categoriesFor([...new Set(audience.map((l) => l.userId))]),
     ])
     for (const listener of audience) {
       if (!listeners.has(listener)) continue
       const role = standing.get(listener.sessionId)
       const staff = role === 'admin' || role === 'analyst'
-      const full = staff || withAccess.has(listener.userId)
+      const full = staff || granted.has(listener.userId)
       if (role === undefined || staff !== listener.staff || (listener.full === true && !full))
         remove(listener)
       else listener.full = full
@@ -147,8 +149,8 @@ export function createSignalStream(deps: {
         row,
       ]),
     )
-    const [withAccess, live] = await Promise.all([
-      deps.repo.usersWithAccess([...new Set(audience.map((l) => l.userId))], deps.clock.now()),
+    const [granted, live] = await Promise.all([
+      deps.categoriesFor([...new Set(audience.map((l) => l.userId))]),
       deps.repo.liveSessions([...new Set(audience.map((l) => l.sessionId))]),
     ])
     for (const listener of audience) {
@@ -171,8 +173,10 @@ export function createSignalStream(deps: {
       }
       for (const listener of audience) {
         if (!listeners.has(listener)) continue
-        const reader: Reader = listener.staff || withAccess.has(listener.userId) ? 'full' : 'public'
-        listener.full = reader === 'full'
+        const categories = granted.get(listener.userId)
+        const reader: Reader =
+          listener.staff || (categories && categoryGranted(categories, row.category)) ? 'full' : 'public'
+        listener.full = listener.staff || categories !== undefined
         write(listener, `id: ${entry.seq}\nevent: signal\ndata: ${views[reader]}\n\n`)
       }
     }

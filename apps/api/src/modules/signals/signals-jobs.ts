@@ -1,4 +1,4 @@
-import { type SignalView, signalAnnouncement } from '@edgeclub/shared'
+import { categoryGranted, type SignalView, signalAnnouncement } from '@edgeclub/shared'
 import type { DiscordClient } from '../../integrations/discord/discord-client'
 import type { Clock } from '../../lib/clock'
 import type { MailQueue } from '../../mail/mail-queue'
@@ -14,6 +14,8 @@ declare module '../../queue/job-runner' {
     'signals.discord': { seq: number }
     /** One publication emailed to members with access who asked for updates (one mail job each). */
     'signals.email': { seq: number }
+    /** One ledger entry posted to the Telegram chats whose categories include the signal's. */
+    'signals.telegram': { seq: number }
     'signals.settle-prices': Record<string, never>
   }
 }
@@ -26,9 +28,12 @@ const DELIVERY: QueuePolicy = {
   expireInSeconds: 300,
 }
 
-export const SIGNALS_QUEUES: QueuePolicies<'signals.discord' | 'signals.email' | 'signals.settle-prices'> = {
+export const SIGNALS_QUEUES: QueuePolicies<
+  'signals.discord' | 'signals.email' | 'signals.telegram' | 'signals.settle-prices'
+> = {
   'signals.discord': DELIVERY,
   'signals.email': DELIVERY,
+  'signals.telegram': DELIVERY,
   'signals.settle-prices': { ...SWEEP_POLICY, retryLimit: 0 },
 }
 
@@ -47,6 +52,19 @@ export async function registerSignalsJobs(
     mail: Pick<MailQueue, 'enqueueBulk'>
     discord: Pick<DiscordClient, 'sendMessage'> | undefined
     channelId: string | undefined
+    /** Queues the post to each matching Telegram chat (keyed; sent within Telegram's limits). */
+    telegram:
+      | {
+          postToChats(input: {
+            key: string
+            category: string
+            headline: string
+            body: string
+          }): Promise<number>
+        }
+      | undefined
+    /** The signal categories each member receives (absent: no access). */
+    categoriesFor: (userIds: readonly string[]) => Promise<Map<string, 'all' | string[]>>
     clock: Clock
     appOrigin: string
   },
@@ -72,14 +90,34 @@ export async function registerSignalsJobs(
     )
   })
 
+  // The same words as Discord's (signalAnnouncement), as Telegram text with a bold headline.
+  await jobs.work('signals.telegram', async ({ seq }) => {
+    const loaded = deps.telegram ? await load(seq) : undefined
+    if (!deps.telegram || !loaded) return
+    const { headline, details, analysis } = signalAnnouncement(loaded.type, loaded.signal, 'discord')
+    await deps.telegram.postToChats({
+      key: `signal:${seq}`,
+      category: loaded.signal.category,
+      headline,
+      body: [details, analysis ? `\n${analysis}` : ''].filter(Boolean).join('\n'),
+    })
+  })
+
   await jobs.work('signals.email', async ({ seq }) => {
     const loaded = await load(seq)
     if (loaded?.type !== 'publish') return
     const { signal } = loaded
     const { subject, headline, details } = signalAnnouncement('publish', signal, 'email')
+    // Only members whose plans grant the signal's category (read before the transaction below, which
+    // holds its connection: the embedded database has only one).
+    const subscribers = await deps.repo.listSubscribersWithAccess(deps.clock.now())
+    const granted = await deps.categoriesFor(subscribers.map((recipient) => recipient.id))
+    const recipients = subscribers.filter((recipient) => {
+      const categories = granted.get(recipient.id)
+      return categories !== undefined && categoryGranted(categories, signal.category)
+    })
     // One mail job per member, all queued in one transaction and keyed, so nobody is mailed twice.
     await deps.repo.transaction(async (trx) => {
-      const recipients = await deps.repo.listSubscribersWithAccess(deps.clock.now(), trx)
       await deps.mail.enqueueBulk(
         recipients.map((recipient) => ({
           key: `signal-mail:${signal.id}:${recipient.id}`,

@@ -213,19 +213,6 @@ export function createSignalsRepository(db: Kysely<DB>) {
         .execute()
     },
 
-    /** Of these users, the ones with access now (one query, whatever the number of readers). */
-    async usersWithAccess(userIds: string[], now: Date): Promise<Set<string>> {
-      if (userIds.length === 0) return new Set()
-      const rows = await db
-        .selectFrom('subscriptions')
-        .select('subscriptions.user_id')
-        .distinct()
-        .where('subscriptions.user_id', 'in', userIds)
-        .where((eb) => hasAccessAt(eb, now))
-        .execute()
-      return new Set(rows.map((row) => row.user_id))
-    },
-
     /** Of these sessions, the ones still signed in, with their user's role now. */
     async liveSessionRoles(sessionIds: string[]): Promise<Map<string, string>> {
       if (sessionIds.length === 0) return new Map()

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import {
   AUTO_SETTLED_INSTRUMENTS,
+  categoryGranted,
   commitmentPreimage,
   entryPreimage,
   GENESIS_HASH,
@@ -49,8 +50,11 @@ export function createSignalsService(deps: {
   repo: SignalsRepository
   jobs: Jobs
   clock: Clock
-  /** Whether a member has access now (the access ledger's one rule). */
-  hasAccess: (userId: string) => Promise<boolean>
+  /**
+   * The signal categories a member receives now, by the access rule and their plans' places (absent:
+   * no access).
+   */
+  categoriesFor: (userIds: readonly string[]) => Promise<Map<string, 'all' | string[]>>
   prices: () => Promise<MarketPrices>
   audit: {
     record(entry: {
@@ -81,16 +85,25 @@ export function createSignalsService(deps: {
     await repo.appendEntry(full, trx)
     // Each delivery through the outbox as its own keyed job; the live stream hears of it when this commits.
     await deps.jobs.enqueue('signals.discord', { seq: full.seq }, { trx, key: `signal-discord:${full.seq}` })
+    await deps.jobs.enqueue(
+      'signals.telegram',
+      { seq: full.seq },
+      { trx, key: `signal-telegram:${full.seq}` },
+    )
     if (full.type === 'publish')
       await deps.jobs.enqueue('signals.email', { seq: full.seq }, { trx, key: `signal-email:${full.seq}` })
     await sql`select pg_notify(${LEDGER_CHANNEL}, ${String(full.seq)})`.execute(trx)
     return full
   }
 
-  async function readerFor(viewer: { id: string; role: string } | null): Promise<Reader> {
-    if (!viewer) return 'public'
-    if (viewer.role === 'admin' || viewer.role === 'analyst') return 'full'
-    return (await deps.hasAccess(viewer.id)) ? 'full' : 'public'
+  /** How a viewer sees signals of each category: in full with a plan that grants it (staff: all). */
+  async function readerFor(
+    viewer: { id: string; role: string } | null,
+  ): Promise<(category: string) => Reader> {
+    if (!viewer) return () => 'public'
+    if (viewer.role === 'admin' || viewer.role === 'analyst') return () => 'full'
+    const granted = (await deps.categoriesFor([viewer.id])).get(viewer.id)
+    return (category) => (granted && categoryGranted(granted, category) ? 'full' : 'public')
   }
 
   async function close(
@@ -280,7 +293,7 @@ export function createSignalsService(deps: {
         category: query.category,
       })
       return {
-        items: rows.map((row) => toSignalView(row, reader)),
+        items: rows.map((row) => toSignalView(row, reader(row.category))),
         nextCursor: rows.length === query.limit ? (rows.at(-1)?.published_seq ?? null) : null,
       }
     },

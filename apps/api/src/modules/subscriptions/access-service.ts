@@ -20,6 +20,22 @@ import type { SubscriptionsRepository } from './subscriptions-repository'
  */
 export type AccessListener = (change: { userId: string; key: string }, trx: Transaction<DB>) => Promise<void>
 
+/**
+ * A notice a member gets besides its email (a failed renewal, a renewal reminder), e.g. by Telegram,
+ * recorded in the transaction that queues the email; `key` names it as the email's key does.
+ */
+export type NoticeListener = (
+  notice: {
+    userId: string
+    key: string
+    kind: 'renewal-failed' | 'renewal-reminder'
+    planName: string
+    /** The grace period's end, or the period's end. */
+    date: Date
+  },
+  trx: Transaction<DB>,
+) => Promise<void>
+
 /** Stripe's view of one of its subscriptions, as far as access is concerned. */
 export interface StripeSubscriptionState {
   status: string
@@ -45,6 +61,8 @@ export function createAccessService(deps: {
   appOrigin: string
   /** Told of every change of a member's access, inside its transaction. */
   onAccessChanged: readonly AccessListener[]
+  /** Told of the notices mailed to a member, inside the same transaction. */
+  onNotice?: readonly NoticeListener[]
 }) {
   const { repo, clock } = deps
 
@@ -66,6 +84,10 @@ export function createAccessService(deps: {
 
   async function accessChanged(trx: Transaction<DB>, userId: string, key: string) {
     for (const listener of deps.onAccessChanged) await listener({ userId, key }, trx)
+  }
+
+  async function noticed(trx: Transaction<DB>, notice: Parameters<NoticeListener>[0]) {
+    for (const listener of deps.onNotice ?? []) await listener(notice, trx)
   }
 
   /** The member and plan a notice names, read in the change's transaction. */
@@ -320,6 +342,13 @@ export function createAccessService(deps: {
           }),
           { trx, key: `renewal-failed:${local.id}:${new Date(local.end_date ?? now).valueOf()}` },
         )
+        await noticed(trx, {
+          userId: updated.user_id,
+          key: `renewal-failed:${local.id}:${new Date(local.end_date ?? now).valueOf()}`,
+          kind: 'renewal-failed',
+          planName: context.planName,
+          date: graceUntil,
+        })
       })
     },
 
@@ -537,6 +566,13 @@ export function createAccessService(deps: {
             }),
             { trx, key: `crypto-reminder:${row.id}:${endDate.valueOf()}` },
           )
+          await noticed(trx, {
+            userId: row.user_id,
+            key: `crypto-reminder:${row.id}:${endDate.valueOf()}`,
+            kind: 'renewal-reminder',
+            planName: row.plan_name,
+            date: endDate,
+          })
           await repo.update(row.id, { renewal_reminder_for: endDate, updated_at: now }, trx)
           return true
         })

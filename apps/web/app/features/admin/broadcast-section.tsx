@@ -9,10 +9,13 @@ import { act, useDiscordHealth } from './admin-api'
 
 /** How the answer says what went out, channel by channel. */
 function sentText(data: BroadcastResult): string {
+  const members = (count: number | null) => `${count ?? 0} ${count === 1 ? 'member' : 'members'}`
   const parts = data.deliveries.map((delivery) =>
     delivery.channel === 'email'
-      ? `emailed to ${delivery.recipients ?? 0} ${delivery.recipients === 1 ? 'member' : 'members'}`
-      : `posted to ${delivery.channel === 'discord' ? 'Discord' : delivery.channel}`,
+      ? `emailed to ${members(delivery.recipients)}`
+      : delivery.channel === 'telegram'
+        ? `queued on Telegram for ${members(delivery.recipients)}`
+        : 'posted to Discord',
   )
   return `Broadcast sent: ${parts.join(' and ')}.`
 }
@@ -24,6 +27,7 @@ export function BroadcastSection() {
   const [title, setTitle] = useState('')
   const [message, setMessage] = useState('')
   const [alsoEmail, setAlsoEmail] = useState(false)
+  const [alsoTelegram, setAlsoTelegram] = useState(false)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [confirming, setConfirming] = useState(false)
   const [sending, setSending] = useState(false)
@@ -40,7 +44,12 @@ export function BroadcastSection() {
   const health = useDiscordHealth()
 
   const review = () => {
-    const parsed = BroadcastSchema.safeParse({ title: title.trim() || undefined, message, alsoEmail })
+    const parsed = BroadcastSchema.safeParse({
+      title: title.trim() || undefined,
+      message,
+      alsoEmail,
+      alsoTelegram,
+    })
     if (!parsed.success) {
       setErrors(zodFieldErrors(parsed.error))
       return
@@ -56,12 +65,14 @@ export function BroadcastSection() {
         title: title.trim() || undefined,
         message,
         alsoEmail,
+        alsoTelegram,
       })
       setNotice({ tone: 'success', text: sentText(data) })
       setBroadcastId(crypto.randomUUID())
       setTitle('')
       setMessage('')
       setAlsoEmail(false)
+      setAlsoTelegram(false)
     } catch (error) {
       setNotice({ tone: 'error', text: failureText(error, 'The broadcast failed') })
     } finally {
@@ -117,6 +128,18 @@ export function BroadcastSection() {
             />
             Also email members who opted in to updates
           </label>
+          <label className="flex items-center gap-2 text-sm text-slate-200">
+            <input
+              type="checkbox"
+              className="h-4 w-4 accent-emerald-400"
+              checked={alsoTelegram}
+              onChange={(e) => {
+                setAlsoTelegram(e.target.checked)
+                setConfirming(false)
+              }}
+            />
+            Also send it by the Telegram bot to every member who connected Telegram
+          </label>
           {message.trim() ? (
             <div className="rounded-xl bg-slate-950 p-4 text-sm text-slate-200">
               <p className="mb-1 text-xs uppercase tracking-wide text-slate-400">Preview in #announcements</p>
@@ -131,8 +154,8 @@ export function BroadcastSection() {
             >
               <span id="broadcast-question" className="w-full text-sm text-amber-100">
                 Post this in the Discord announcements channel
-                {alsoEmail ? ' and email it to every member who opted in to updates' : ''}? It cannot be
-                unsent from here.
+                {alsoEmail ? ', email it to every member who opted in to updates' : ''}
+                {alsoTelegram ? ', send it to every member on Telegram' : ''}? It cannot be unsent from here.
               </span>
               <button
                 type="button"

@@ -4,7 +4,10 @@ import { ConfirmButton, type RunAction } from '../../components/ui/console'
 import { inputClasses } from '../../components/ui/field'
 import { moderateMember } from './members-api'
 
-/** Kick, ban or unban the member in the Discord server, with a reason kept in Discord's audit log. */
+/**
+ * Kick, ban or unban the member in every community the club runs (the Discord server and the Telegram
+ * chats), with a reason kept in Discord's audit log and ours.
+ */
 export function DiscordActions({ userId, banned, run }: { userId: string; banned: boolean; run: RunAction }) {
   const [reason, setReason] = useState('')
   const reasonId = useId()
@@ -13,11 +16,11 @@ export function DiscordActions({ userId, banned, run }: { userId: string; banned
 
   return (
     <div className="space-y-2">
-      <h3 className="text-sm font-semibold text-slate-200">Discord</h3>
+      <h3 className="text-sm font-semibold text-slate-200">Discord and Telegram</h3>
       <div className="flex flex-wrap items-end gap-2">
         <div className="w-full sm:w-80">
           <label htmlFor={reasonId} className="mb-1 block text-sm text-slate-300">
-            Reason (optional, kept in Discord's audit log)
+            Reason (optional, kept in the audit logs)
           </label>
           <input
             id={reasonId}
@@ -30,7 +33,7 @@ export function DiscordActions({ userId, banned, run }: { userId: string; banned
         <ConfirmButton
           label="Kick"
           confirmLabel="Yes, kick"
-          question="Remove them from the Discord server? They can rejoin with a new invite."
+          question="Remove them from the Discord server and the Telegram chats? They can come back with a new invite or link."
           disabled={banned}
           onConfirm={moderation('kick')}
         />
@@ -42,7 +45,7 @@ export function DiscordActions({ userId, banned, run }: { userId: string; banned
           <ConfirmButton
             label="Ban"
             confirmLabel="Yes, ban"
-            question="Ban them from Discord and revoke their invites?"
+            question="Ban them from Discord and the Telegram chats, and revoke their invites and links?"
             variant="danger"
             onConfirm={moderation('ban')}
           />

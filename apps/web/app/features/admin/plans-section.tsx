@@ -1,9 +1,11 @@
 import {
   type AdminPlan,
   AdminPlanSchema,
+  ALL_PLACES,
   PLAN_INTERVALS,
   type Plan,
   PlanInputSchema,
+  type PlanPlaces,
   PlanRemovalSchema,
   sortPlansBySlug,
   yearlySaving,
@@ -17,6 +19,7 @@ import { Panel } from '../../components/ui/panel'
 import { PlanCard } from '../../components/ui/plan-card'
 import { serverFieldErrors, zodFieldErrors } from '../../lib/form-errors'
 import { act, useAdminPlans } from './admin-api'
+import { PlanPlacesField } from './plan-places-field'
 
 interface Draft {
   name: string
@@ -30,6 +33,7 @@ interface Draft {
   isPopular: boolean
   sortOrder: string
   isActive: boolean
+  places: PlanPlaces
 }
 
 const blank: Draft = {
@@ -44,6 +48,7 @@ const blank: Draft = {
   isPopular: false,
   sortOrder: '10',
   isActive: true,
+  places: ALL_PLACES,
 }
 
 const toDraft = (plan: AdminPlan): Draft => ({
@@ -58,6 +63,7 @@ const toDraft = (plan: AdminPlan): Draft => ({
   isPopular: plan.isPopular,
   sortOrder: String(plan.sortOrder),
   isActive: plan.isActive,
+  places: plan.places,
 })
 
 /** '' stays undefined so the schema says "required" rather than "must be at least". */
@@ -78,6 +84,7 @@ const toInput = (draft: Draft) => ({
   isPopular: draft.isPopular,
   sortOrder: numberOrUndefined(draft.sortOrder),
   isActive: draft.isActive,
+  places: draft.places,
 })
 
 const intervalLabel = (plan: Pick<Plan, 'interval' | 'intervalCount'>) =>
@@ -283,6 +290,11 @@ function PlanEditor({
               Active (on sale)
             </label>
           </div>
+          <PlanPlacesField
+            value={draft.places}
+            error={errors.places}
+            onChange={(places) => set('places', places)}
+          />
           {plan && plan.subscriberCount > 0 && Number(draft.price) !== plan.price ? (
             <Alert tone="info">
               A new price applies to new purchases; the {plan.subscriberCount} current subscribers keep

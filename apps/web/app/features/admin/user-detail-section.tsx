@@ -8,6 +8,7 @@ import { useSession } from '../../lib/use-session'
 import { AccountActions } from './account-actions'
 import { DiscordActions } from './discord-actions'
 import { GrantForm } from './grant-form'
+import { MemberCommunities } from './member-communities'
 import { MemberHistory } from './member-history'
 import { linkClasses, useMemberLinks } from './member-links'
 import { MemberPayments } from './member-payments'
@@ -15,7 +16,7 @@ import { MemberSubscriptions } from './member-subscriptions'
 import { MemberSummary } from './member-summary'
 import { fullName, useMemberDetail } from './members-api'
 
-/** One member: subscriptions, payments, Discord state and every operator action. */
+/** One member: subscriptions, payments, Discord and Telegram state and every operator action. */
 export function UserDetailSection({ userId }: { userId: string }) {
   const queryClient = useQueryClient()
   const withUser = useMemberLinks()
@@ -47,7 +48,7 @@ export function UserDetailSection({ userId }: { userId: string }) {
       </div>
     )
   }
-  const { user, discord, currentAccess, subscriptions, payments } = detail.data
+  const { user, discord, telegram, places, currentAccess, subscriptions, payments } = detail.data
   const self = me?.id === user.id
   const name = fullName(user) || user.email
 
@@ -58,11 +59,14 @@ export function UserDetailSection({ userId }: { userId: string }) {
       <Panel title={name}>
         <MemberSummary user={user} discord={discord} currentAccess={currentAccess} />
       </Panel>
+      <Panel title="Places and Telegram">
+        <MemberCommunities telegram={telegram} places={places} />
+      </Panel>
       <Panel title="Actions">
         <div className="space-y-6">
           <GrantForm userId={user.id} run={run} />
           <AccountActions user={user} name={name} self={self} run={run} />
-          <DiscordActions userId={user.id} banned={discord.banned} run={run} />
+          <DiscordActions userId={user.id} banned={discord.banned || telegram.banned} run={run} />
         </div>
       </Panel>
       <Panel title="Subscriptions">

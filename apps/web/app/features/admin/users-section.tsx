@@ -56,6 +56,15 @@ export function UsersSection() {
           ),
         },
         {
+          header: 'Telegram',
+          render: (u) =>
+            u.telegram.connected ? (
+              <span className="text-emerald-300">{u.telegram.username}</span>
+            ) : (
+              <span className="text-slate-400">—</span>
+            ),
+        },
+        {
           header: 'Access',
           render: (u) => (
             <span className={u.hasAccess ? 'text-emerald-300' : 'text-slate-400'}>

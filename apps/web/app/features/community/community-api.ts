@@ -48,7 +48,7 @@ export function disconnectDiscord() {
   return apiRequest('/discord/disconnect', { method: 'POST', schema: DiscordDisconnectResultSchema })
 }
 
-/** What the Connect Discord return page hands the Discord Access tab (navigation state). */
+/** What the Connect Discord return page hands the Community tab (navigation state). */
 export interface DiscordConnectNotice {
   tone: 'success' | 'error'
   text: string

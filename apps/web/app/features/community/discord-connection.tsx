@@ -10,7 +10,7 @@ import { communityKeys, disconnectDiscord, startDiscordConnect, useDiscordStatus
 /**
  * Connect Discord: the member proves which Discord account is theirs on Discord's own consent page,
  * and (with an active plan) comes back in the server with the member role. Connected: the account,
- * Join the Server when they are not in it yet, and Disconnect. Shown in the Discord Access tab and
+ * Join the Server when they are not in it yet, and Disconnect. Shown in the Community tab and
  * in Settings.
  */
 export function DiscordConnection() {

@@ -36,8 +36,9 @@ function useConnectNotice() {
 }
 
 /**
- * The Discord Access tab: Connect Discord (when the server offers it), and the invite flow: create an
- * invite, show it with copy and join, create a new one.
+ * The Discord part of the Community tab: Connect Discord (when the server offers it), and the invite
+ * flow: create an invite, show it with copy and join, create a new one. A member already in the
+ * server sees "You're in" instead.
  */
 export function DiscordTab() {
   const queryClient = useQueryClient()
@@ -130,7 +131,16 @@ export function DiscordTab() {
         <div className="mt-5 space-y-4">
           {error ? <Alert tone="error">{error}</Alert> : null}
           {copyNotice ? <Alert tone={copyNotice.ok ? 'success' : 'error'}>{copyNotice.text}</Alert> : null}
-          {invite ? (
+          {status.data?.inServer && !invite ? (
+            <div className="space-y-2 rounded-xl bg-emerald-400/10 p-4 text-sm">
+              <p className="text-lg font-semibold text-emerald-200">You&apos;re in</p>
+              <p className="text-slate-200">
+                You are in the EdgeClub Discord
+                {status.data.roleGranted ? ' with the roles your plan grants' : ''}. Open Discord to join the
+                conversation.
+              </p>
+            </div>
+          ) : invite ? (
             <div className="space-y-4">
               <dl className="grid gap-3 rounded-xl bg-slate-950 p-4 text-sm sm:grid-cols-2">
                 <div className="sm:col-span-2">
