@@ -170,7 +170,14 @@ describe('the API client', () => {
       json(200, {
         success: true,
         data: request.url.endsWith('/status')
-          ? { hasAccess: false, activeSubscription: null }
+          ? {
+              hasAccess: false,
+              activeSubscription: null,
+              status: null,
+              trialEndsAt: null,
+              resumesAt: null,
+              scheduledChange: null,
+            }
           : request.url.endsWith('/create-intent')
             ? intent
             : {},
@@ -245,7 +252,14 @@ describe('the API client', () => {
 })
 
 describe('answers that drift from their schema', () => {
-  const drifted = { hasAccess: 'yes', activeSubscription: null }
+  const drifted = {
+    hasAccess: 'yes',
+    activeSubscription: null,
+    status: null,
+    trialEndsAt: null,
+    resumesAt: null,
+    scheduledChange: null,
+  }
   const driftReport = expect.stringMatching(
     /^API contract drift: GET \/subscriptions\/status answered data its schema rejects: hasAccess: .*expected boolean/,
   )
@@ -283,7 +297,14 @@ describe('answers that drift from their schema', () => {
 
   it('a matching answer logs nothing and comes back as the schema reads it, in either build', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
-    const status = { hasAccess: false, activeSubscription: null }
+    const status = {
+      hasAccess: false,
+      activeSubscription: null,
+      status: null,
+      trialEndsAt: null,
+      resumesAt: null,
+      scheduledChange: null,
+    }
     // A field the schema does not name is no drift; the screen never sees it.
     answer = () => json(200, { success: true, data: { ...status, addedLater: 1 } })
 
