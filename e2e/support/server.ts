@@ -53,7 +53,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     output += chunk
   })
 
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + 180_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The server exited during start:\n${output}`)
     const ready = await fetch(`${url}/readyz`).then(
