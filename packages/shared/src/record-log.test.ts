@@ -58,7 +58,11 @@ const naive = {
 }
 
 const entryHashes = (n: number) =>
-  Array.from({ length: n }, (_, i) => createHash('sha256').update(`entry ${i + 1}`).digest('hex'))
+  Array.from({ length: n }, (_, i) =>
+    createHash('sha256')
+      .update(`entry ${i + 1}`)
+      .digest('hex'),
+  )
 
 describe('the signed log over the ledger (RFC 9162)', () => {
   const all = entryHashes(200)
@@ -70,7 +74,9 @@ describe('the signed log over the ledger (RFC 9162)', () => {
     for (let n = 1; n <= 200; n++) expect(hex(tree.root(n))).toBe(naive.mth(all.slice(0, n)).toString('hex'))
   })
 
-  it('inclusion proofs for every entry of every size up to 200 equal RFC 9162 PATH and verify; a wrong leaf, index or root does not', { timeout: 120_000 }, async () => {
+  it('inclusion proofs for every entry of every size up to 200 equal RFC 9162 PATH and verify; a wrong leaf, index or root does not', {
+    timeout: 120_000,
+  }, async () => {
     for (let n = 1; n <= 200; n++) {
       const d = all.slice(0, n)
       const root = tree.root(n)
@@ -88,7 +94,9 @@ describe('the signed log over the ledger (RFC 9162)', () => {
     }
   })
 
-  it('consistency proofs between every pair of sizes up to 200 equal RFC 9162 PROOF and verify; a rewritten prefix does not', { timeout: 120_000 }, async () => {
+  it('consistency proofs between every pair of sizes up to 200 equal RFC 9162 PROOF and verify; a rewritten prefix does not', {
+    timeout: 120_000,
+  }, async () => {
     const rewritten = new MerkleTree(sha)
     for (const [i, entry] of all.entries()) rewritten.append(i === 6 ? 'ff'.repeat(32) : entry)
     for (let n = 1; n <= 200; n++) {
@@ -101,11 +109,19 @@ describe('the signed log over the ledger (RFC 9162)', () => {
         // A history rewritten at entry 7: the old root of any size past it no longer fits today's tree.
         if (m > 6)
           expect(
-            await verifyConsistency(sha, m, n, tree.root(m), rewritten.root(n), rewritten.consistencyProof(m, n)),
+            await verifyConsistency(
+              sha,
+              m,
+              n,
+              tree.root(m),
+              rewritten.root(n),
+              rewritten.consistencyProof(m, n),
+            ),
           ).toBe(false)
       }
       expect(await verifyConsistency(sha, 0, n, tree.root(0), tree.root(n), [])).toBe(true)
-      if (n > 1) expect(await verifyConsistency(sha, n, n - 1, tree.root(n), tree.root(n - 1), [])).toBe(false)
+      if (n > 1)
+        expect(await verifyConsistency(sha, n, n - 1, tree.root(n), tree.root(n - 1), [])).toBe(false)
     }
   })
 
@@ -134,7 +150,9 @@ describe('the signed log over the ledger (RFC 9162)', () => {
       ok: true,
       head: today,
     })
-    expect(await checkWitness({ subtle, publicKey: key, stored: null, current: today, proof: [] })).toMatchObject({
+    expect(
+      await checkWitness({ subtle, publicKey: key, stored: null, current: today, proof: [] }),
+    ).toMatchObject({
       ok: true,
     })
 

@@ -316,15 +316,11 @@ export async function verifyHeadSignature(
   publicKey: string,
   head: SignedHead,
 ): Promise<boolean> {
-  const key = await subtle.importKey('raw', base64ToBytes(publicKey), { name: 'Ed25519' }, false, [
-    'verify',
-  ])
+  const key = await subtle.importKey('raw', base64ToBytes(publicKey), { name: 'Ed25519' }, false, ['verify'])
   return subtle.verify({ name: 'Ed25519' }, key, base64ToBytes(head.signature), headMessage(head))
 }
 
-export type WitnessCheck =
-  | { ok: true; head: SignedHead }
-  | { ok: false; problem: string; forked: boolean }
+export type WitnessCheck = { ok: true; head: SignedHead } | { ok: false; problem: string; forked: boolean }
 
 /**
  * A witness's check: the head it kept (`stored`, verified when it was kept) against today's head and
@@ -345,7 +341,11 @@ export async function checkWitness(input: {
     return { ok: false, forked: false, problem: "Today's record head does not carry the club's signature." }
   if (!stored) return { ok: true, head: current }
   if (!(await verifyHeadSignature(subtle, publicKey, stored)))
-    return { ok: false, forked: false, problem: 'The record head kept in this browser has no valid signature.' }
+    return {
+      ok: false,
+      forked: false,
+      problem: 'The record head kept in this browser has no valid signature.',
+    }
   if (stored.size > current.size)
     return {
       ok: false,
@@ -367,4 +367,20 @@ export async function checkWitness(input: {
       problem: `The record's first ${stored.size} entries are not the ones you saw on your last visit: its history was rewritten.`,
     }
   return { ok: true, head: stored.size === current.size ? stored : current }
+}
+
+/**
+ * What every delivery of a ledger entry carries (Discord, Telegram, email), so members hold a copy of
+ * the record as it was: the signal's commitment and the signed head its entry was appended under.
+ * Chats get one short line (prefixes of the hashes, the full signature: with the size it finds the
+ * head again at /record/head?size=N, and a rewritten root no longer matches); email gets every value
+ * in full, enough to prove a rewritten history to anyone.
+ */
+export function witnessText(commitment: string, head: SignedHead, style: 'chat' | 'email'): string {
+  if (style === 'chat')
+    return `Sealed: commitment ${commitment.slice(0, 16)}… · record head #${head.size}, root ${head.rootHash.slice(0, 16)}…, signature ${head.signature}`
+  return [
+    `Sealed in the public record: commitment ${commitment}.`,
+    `Signed record head #${head.size}: root ${head.rootHash}, timestamp ${head.timestamp} (${new Date(head.timestamp).toISOString()}), Ed25519 signature ${head.signature}.`,
+  ].join('\n')
 }
