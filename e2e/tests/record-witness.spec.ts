@@ -128,7 +128,7 @@ test('a member who visited the Signals tab is warned, with evidence to download,
     // The member's next visit: an unmissable warning, and the evidence to take away.
     await page.goto('/dashboard?tab=signals')
     const alert = page.getByRole('alert').filter({ hasText: "the record's history has changed" })
-    await expect(alert).toBeVisible()
+    await expect(alert).toBeVisible({ timeout: 30_000 })
     await expect(alert).toContainText('its history was rewritten')
     const download = page.waitForEvent('download')
     await alert.getByRole('button', { name: 'Download evidence' }).click()

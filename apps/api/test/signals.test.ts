@@ -638,6 +638,12 @@ describe('delivering a published signal', () => {
       )
       expect(posts()[0]?.content).toContain('Celtics vs Knicks')
       expect(posts()[0]?.content).toContain('Celtics (moneyline) @ 1.65')
+      // Members hold a witness of the record: the commitment and the signed head the pick was appended under.
+      const { commitment } = published.json().data as { commitment: string }
+      const head = (await t.app.inject({ method: 'GET', url: `${API}/record/head?size=1` })).json().data
+      expect(posts()[0]?.content).toContain(
+        `\nSealed: commitment ${commitment.slice(0, 16)}… · record head #1, root ${head.rootHash.slice(0, 16)}…, signature ${head.signature}`,
+      )
       const mail = await smtp.waitFor(
         (message) =>
           JSON.stringify(message.to).includes(subscriber.user.email) &&
@@ -645,6 +651,9 @@ describe('delivering a published signal', () => {
       )
       expect(mail.subject).toContain('new pick')
       expect(mail.text).toContain('Celtics (moneyline) @ 1.65')
+      expect(mail.text).toContain(`Sealed in the public record: commitment ${commitment}.`)
+      expect(mail.text).toContain(`Signed record head #1: root ${head.rootHash}, timestamp ${head.timestamp}`)
+      expect(mail.text).toContain(head.signature)
       // Nothing more is coming: the others get nothing, and nothing is sent twice.
       await eventually(
         () => t.app.services.jobs.pending('email.bulk'),

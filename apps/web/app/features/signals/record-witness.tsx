@@ -4,10 +4,15 @@ import type { WitnessOutcome } from './record-witness-check'
 
 /** After the first paint and when the browser is idle: the page itself never waits for the check. */
 function afterPaint(run: () => void): () => void {
-  const idle = (window as { requestIdleCallback?: (callback: () => void) => number }).requestIdleCallback
+  const idle = (
+    window as {
+      requestIdleCallback?: (callback: () => void, options: { timeout: number }) => number
+    }
+  ).requestIdleCallback
   let handle = 0
   const frame = requestAnimationFrame(() => {
-    handle = idle ? idle(run) : window.setTimeout(run, 200)
+    // A busy page (the live feed, queries) still gets its check within two seconds.
+    handle = idle ? idle(run, { timeout: 2_000 }) : window.setTimeout(run, 200)
   })
   return () => {
     cancelAnimationFrame(frame)
