@@ -447,9 +447,18 @@ describe('the signal room', () => {
       const outside = (await outsider.next(
         (event) => (event.data as { signal: { id: string } }).signal.id === published.id,
       )) as {
+        seq: number
         signal: { content: unknown; commitment: string }
+        head: unknown
       }
       expect(outside.signal).toMatchObject({ content: null, commitment: published.commitment })
+      // Every event carries the signed head its entry was appended under: the reader's witness.
+      const signedHead = (await call(undefined, 'GET', `/record/head?size=${outside.seq}`)).json().data
+      expect(outside.head).toEqual(signedHead)
+      expect(signedHead).toMatchObject({
+        size: outside.seq,
+        rootHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      })
 
       // Access ends while connected: the next signal arrives without its content.
       await t.database.db
