@@ -152,6 +152,13 @@ for (let attempt = 0; attempt < 120; attempt++) {
 for (let attempt = 0; attempt < 40 && telegram.webhookInfo().url !== telegramWebhook; attempt++)
   await new Promise((resolve) => setTimeout(resolve, 250))
 const webhookSet = telegram.webhookInfo().url === telegramWebhook
+// The key that signs the record's heads (decision 020): members and rivals pin it to check the record.
+const recordKey = await fetch(`${site}/discord/api/record/key`)
+  .then((response) => response.json() as Promise<{ data?: { publicKey?: string } }>)
+  .then(
+    (body) => body.data?.publicKey ?? 'unavailable',
+    () => 'unavailable',
+  )
 
 const guide = `
 EdgeClub demo (offline; every outside service is the local emulator)
@@ -161,6 +168,7 @@ EdgeClub demo (offline; every outside service is the local emulator)
   Analyst sign-in .... ${DEMO_ANALYST.email} / ${DEMO_ANALYST.password}   (publishes and settles signals at ${site}/admin)
   Signal record ...... ${site}/record${seeded ? '   (three weeks of demo history were just seeded)' : ''}
                        check it: npm run verify-record -- ${site}
+  Record signing key . Ed25519 ${recordKey}   (signs every head at ${site}/discord/api/record/head)
   Emails sent ........ ${emulator.url}/mail
   Test cards ......... 4242 4242 4242 4242 pays · 4000 0000 0000 0002 is declined · 4000 0025 0000 3155 asks for 3-D Secure
                        (any future expiry, any CVC and ZIP)

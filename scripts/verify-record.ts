@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import { type LedgerEntry, type RevealedSignal, verifyLedger } from '@edgeclub/shared'
+import { checkSignedLog, readSavedHead } from './verify-record-log'
 
 /**
- * `npm run verify-record -- <site URL or ledger file>`: recomputes every hash of EdgeClub's public
+ * `npm run verify-record -- <site URL or ledger file> [--since head.json]`: recomputes every hash of EdgeClub's public
  * signal ledger and every revealed commitment, trusting nothing but SHA-256 and RFC 8785, and prints
  * OK or the first entry that does not match.
  *
@@ -13,6 +14,10 @@ import { type LedgerEntry, type RevealedSignal, verifyLedger } from '@edgeclub/s
  * - A file is the ledger as downloaded from the record page: `{ entries, signals? }` JSON, or the
  *   API's `{ success, data: { entries } }` envelope. Signals in `signals` are checked against their
  *   commitments too.
+ * - A site's signed head (decision 020) is checked against the ledger it serves. `--since head.json`
+ *   (a head saved earlier: from GET /record/head, an email, or the record page's evidence) checks that
+ *   today's log extends it (RFC 9162 consistency), and reports two different signed heads for the same
+ *   size as a forked history.
  */
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
@@ -59,18 +64,26 @@ async function fromFile(file: string): Promise<Loaded> {
 }
 
 async function main() {
-  const source = process.argv[2]
-  if (!source) {
-    console.error('Usage: npm run verify-record -- <site URL or ledger file>')
+  const args = process.argv.slice(2)
+  const sinceAt = args.indexOf('--since')
+  const sinceFile = sinceAt >= 0 ? args[sinceAt + 1] : undefined
+  const source = args.find((arg, index) => !arg.startsWith('--') && (sinceAt < 0 || index !== sinceAt + 1))
+  if (!source || (sinceAt >= 0 && !sinceFile)) {
+    console.error('Usage: npm run verify-record -- <site URL or ledger file> [--since head.json]')
     process.exit(2)
   }
-  const { entries, signals } = /^https?:\/\//.test(source) ? await fromSite(source) : await fromFile(source)
+  const site = /^https?:\/\//.test(source) ? source.replace(/\/$/, '') : null
+  const { entries, signals } = site ? await fromSite(site) : await fromFile(source)
   const result = verifyLedger(entries, signals, sha256)
   if (result.ok) {
     const head = result.head ? ` Head: #${result.head.seq} ${result.head.hash}.` : ''
     console.log(
       `OK: ${result.entries} entries chain correctly and ${result.revealed} revealed signals match their commitments.${head}`,
     )
+    const saved = sinceFile ? await readSavedHead(sinceFile) : undefined
+    const findings = site || saved ? await checkSignedLog(site, entries, saved) : []
+    for (const finding of findings) console.log(finding.line)
+    if (findings.some((finding) => !finding.ok)) process.exit(1)
     return
   }
   const where = result.seq !== null ? `entry #${result.seq}` : `signal ${result.signalId}`

@@ -26,9 +26,16 @@ export async function freePort(): Promise<number> {
   })
 }
 
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const port = await freePort()
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-e2e-'))
+/**
+ * `port` and `dataDir` start it again where an earlier one stood (same origin, so the browser keeps its
+ * storage; same data): a given `dataDir` is left in place when it stops.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  options: { port?: number; dataDir?: string } = {},
+): Promise<RunningServer> {
+  const port = options.port ?? (await freePort())
+  const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-e2e-')))
   const url = `http://127.0.0.1:${port}`
   let output = ''
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/server.ts'], {
@@ -75,7 +82,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
         child.kill('SIGTERM')
         await exited
       }
-      await fs.rm(dataDir, { recursive: true, force: true })
+      if (!options.dataDir) await fs.rm(dataDir, { recursive: true, force: true })
     },
   }
 }

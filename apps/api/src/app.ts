@@ -29,6 +29,8 @@ import { tipRoutes } from './modules/payments/tips/tips-routes'
 import { placesRoutes } from './modules/places/places-routes'
 import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
+import { recordLogRoutes } from './modules/signals/record-log/record-log-routes'
+import { resolveLedgerKey } from './modules/signals/record-log/signing-key'
 import { STREAMS_CHANNEL } from './modules/signals/signal-stream'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
@@ -171,7 +173,24 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const clock = options.clock ?? systemClock
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
-  const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
+  const ledgerKey = await resolveLedgerKey({
+    configured: config.ledgerSigningKey,
+    dataDir: config.dataDir,
+    kind: database.kind,
+    db: database.db,
+  })
+  const services = createServices({
+    config,
+    database,
+    jobs,
+    mailer,
+    clock,
+    jwtSecret,
+    ledgerKey,
+    log: app.log,
+  })
+  // Every size of the ledger has its signed head (a ledger older than the signed log is signed now).
+  await services.recordLog.init()
   await app.register(metricsPlugin, { config, database, liveStreams: () => services.signalStream.size() })
   // The configured Discord member role is a place from the start: what every plan granted before places.
   await services.places.ensureBuiltIn()
@@ -258,6 +277,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(placesRoutes, { places: services.places })
       await api.register(signalRoutes, { signals: services.signals, stream: services.signalStream })
       await api.register(recordRoutes, { signals: services.signals })
+      await api.register(recordLogRoutes, { recordLog: services.recordLog })
       await api.register(adminRoutes, {
         admin: services.admin,
         accounts: services.accounts,

@@ -84,6 +84,12 @@ const EnvSchema = z.object({
   ),
   APP_ORIGIN: optionalUrl,
   JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  LEDGER_SIGNING_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'must be a 32-byte Ed25519 seed in base64')
+      .optional(),
+  ),
   ADMIN_EMAIL: optionalString.pipe(z.email({ message: 'must be an email address' }).optional()),
   ADMIN_PASSWORD: optionalString,
   STRIPE_SECRET_KEY: optionalString,
@@ -173,6 +179,8 @@ export interface Config {
   databaseUrl: string | undefined
   appOrigin: string
   jwtSecret: string | undefined
+  /** The Ed25519 seed (base64) that signs the record's heads; unset: generated (decision 020). */
+  ledgerSigningKey: string | undefined
   admin: { email: string; password: string } | undefined
   stripe: {
     secretKey: string | undefined
@@ -354,6 +362,7 @@ export function loadConfig(
     databaseUrl: e.DATABASE_URL,
     appOrigin,
     jwtSecret: e.JWT_SECRET,
+    ledgerSigningKey: e.LEDGER_SIGNING_KEY,
     admin:
       e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     stripe: {

@@ -51,6 +51,9 @@ import { createPlacesService } from './modules/places/places-service'
 import { createPlansAdminService } from './modules/plans/plans-admin-service'
 import { createPlansRepository } from './modules/plans/plans-repository'
 import { createPlansService } from './modules/plans/plans-service'
+import { createRecordLogRepository } from './modules/signals/record-log/record-log-repository'
+import { createRecordLog } from './modules/signals/record-log/record-log-service'
+import type { LedgerKey } from './modules/signals/record-log/signing-key'
 import { createSignalStream, streamsFollowAccess } from './modules/signals/signal-stream'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
@@ -72,6 +75,8 @@ export interface Infrastructure {
   mailer: Mailer
   clock: Clock
   jwtSecret: string
+  /** The club's Ed25519 key that signs the record's heads. */
+  ledgerKey: LedgerKey
   log: FastifyBaseLogger
 }
 
@@ -362,8 +367,11 @@ export function createServices(infra: Infrastructure) {
 
   // The signal room: the ledger, the record, and the live stream of this instance.
   const signalsRepo = createSignalsRepository(db)
+  // The signed log over the ledger (decision 020): each append signs its size's head.
+  const recordLog = createRecordLog({ repo: createRecordLogRepository(db), key: infra.ledgerKey, clock, log })
   const signals = createSignalsService({
     repo: signalsRepo,
+    recordLog,
     jobs,
     clock,
     categoriesFor: (userIds) => places.categoriesFor(userIds),
@@ -373,6 +381,7 @@ export function createServices(infra: Infrastructure) {
   })
   const signalStream = createSignalStream({
     repo: signalsRepo,
+    headsAt: (sizes) => recordLog.headsAt(sizes),
     categoriesFor: (userIds) => places.categoriesFor(userIds),
     clock,
     log,
@@ -420,6 +429,7 @@ export function createServices(infra: Infrastructure) {
     signalsRepo,
     signals,
     signalStream,
+    recordLog,
   }
 }
 export type Services = ReturnType<typeof createServices>

@@ -59,6 +59,7 @@ export async function registerWorkers(
   })
   await registerSignalsJobs(jobs, {
     repo: services.signalsRepo,
+    headsAt: (sizes) => services.recordLog.headsAt(sizes),
     signals: services.signals,
     mail: services.mail,
     discord: services.discordClient,

@@ -447,9 +447,18 @@ describe('the signal room', () => {
       const outside = (await outsider.next(
         (event) => (event.data as { signal: { id: string } }).signal.id === published.id,
       )) as {
+        seq: number
         signal: { content: unknown; commitment: string }
+        head: unknown
       }
       expect(outside.signal).toMatchObject({ content: null, commitment: published.commitment })
+      // Every event carries the signed head its entry was appended under: the reader's witness.
+      const signedHead = (await call(undefined, 'GET', `/record/head?size=${outside.seq}`)).json().data
+      expect(outside.head).toEqual(signedHead)
+      expect(signedHead).toMatchObject({
+        size: outside.seq,
+        rootHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      })
 
       // Access ends while connected: the next signal arrives without its content.
       await t.database.db
@@ -638,6 +647,12 @@ describe('delivering a published signal', () => {
       )
       expect(posts()[0]?.content).toContain('Celtics vs Knicks')
       expect(posts()[0]?.content).toContain('Celtics (moneyline) @ 1.65')
+      // Members hold a witness of the record: the commitment and the signed head the pick was appended under.
+      const { commitment } = published.json().data as { commitment: string }
+      const head = (await t.app.inject({ method: 'GET', url: `${API}/record/head?size=1` })).json().data
+      expect(posts()[0]?.content).toContain(
+        `\nSealed: commitment ${commitment.slice(0, 16)}… · record head #1, root ${head.rootHash.slice(0, 16)}…, signature ${head.signature}`,
+      )
       const mail = await smtp.waitFor(
         (message) =>
           JSON.stringify(message.to).includes(subscriber.user.email) &&
@@ -645,6 +660,9 @@ describe('delivering a published signal', () => {
       )
       expect(mail.subject).toContain('new pick')
       expect(mail.text).toContain('Celtics (moneyline) @ 1.65')
+      expect(mail.text).toContain(`Sealed in the public record: commitment ${commitment}.`)
+      expect(mail.text).toContain(`Signed record head #1: root ${head.rootHash}, timestamp ${head.timestamp}`)
+      expect(mail.text).toContain(head.signature)
       // Nothing more is coming: the others get nothing, and nothing is sent twice.
       await eventually(
         () => t.app.services.jobs.pending('email.bulk'),

@@ -1,4 +1,4 @@
-import { signalAnnouncement } from '@edgeclub/shared'
+import { type LedgerEntry, signalAnnouncement, witnessText } from '@edgeclub/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventually } from './helpers/billing'
 import { as, register, type Session } from './helpers/members'
@@ -409,13 +409,28 @@ describe('Telegram', () => {
     await settled(h)
     const texts = (chatId: number) =>
       h.emulator.telegram.messages(chatId).map((message) => ('text' in message ? message.text : ''))
-    const expected = (signal: Parameters<typeof signalAnnouncement>[1]) => {
-      const { headline, details, analysis } = signalAnnouncement('publish', signal, 'discord')
-      return [headline, details, analysis ? `\n${analysis}` : ''].filter(Boolean).join('\n')
+    /** Each message ends with its witness: the commitment and the signed head its entry made. */
+    const witness = async (signal: { id: string; commitment: string }, type: LedgerEntry['type']) => {
+      const ledger = await h.t.app.inject({ method: 'GET', url: `${API}/record/ledger?limit=1000` })
+      const entries = ledger.json().data.entries as LedgerEntry[]
+      const seq = entries.find((entry) => entry.signalId === signal.id && entry.type === type)!.seq
+      const head = (await h.t.app.inject({ method: 'GET', url: `${API}/record/head?size=${seq}` })).json()
+        .data
+      return witnessText(signal.commitment, head, 'chat')
     }
-    expect(texts(nflChat())).toContain(expected(nflPick))
-    expect(texts(nflChat())).not.toContain(expected(nbaPick))
-    expect(texts(vipChat())).toEqual(expect.arrayContaining([expected(nflPick), expected(nbaPick)]))
+    const expected = async (
+      signal: Parameters<typeof signalAnnouncement>[1] & { id: string; commitment: string },
+    ) => {
+      const { headline, details, analysis } = signalAnnouncement('publish', signal, 'discord')
+      return [headline, details, analysis ? `\n${analysis}` : '', `\n${await witness(signal, 'publish')}`]
+        .filter(Boolean)
+        .join('\n')
+    }
+    const nflText = await expected(nflPick)
+    const nbaText = await expected(nbaPick)
+    expect(texts(nflChat())).toContain(nflText)
+    expect(texts(nflChat())).not.toContain(nbaText)
+    expect(texts(vipChat())).toEqual(expect.arrayContaining([nflText, nbaText]))
     // A result goes where its publication went.
     const voided = await as(h.t.app, h.admin.accessToken, {
       method: 'POST',
@@ -424,12 +439,12 @@ describe('Telegram', () => {
     })
     expect(voided.statusCode, voided.body).toBe(200)
     await settled(h)
-    const result = signalAnnouncement('void', voided.json().data, 'discord').headline
+    const result = `${signalAnnouncement('void', voided.json().data, 'discord').headline}\n\n${await witness(nflPick, 'void')}`
     expect(texts(nflChat()).at(-1)).toBe(result)
     expect(texts(vipChat()).at(-1)).toBe(result)
     const vipMessage = h.emulator.telegram
       .messages(vipChat())
-      .find((message) => 'text' in message && message.text === expected(nflPick))
+      .find((message) => 'text' in message && message.text === nflText)
     expect(vipMessage && 'entities' in vipMessage ? vipMessage.entities?.[0] : undefined).toMatchObject({
       type: 'bold',
       offset: 0,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { LEDGER_ENTRY_TYPES } from './ledger'
+import { SignedHeadSchema } from './record-log-schemas'
 import { text as safeText } from './text'
 
 /** Sports picks and trading signals: what analysts publish, what members read, what the record counts. */
@@ -268,5 +269,7 @@ export const SignalEventSchema = z.object({
   type: z.enum(['published', 'settled', 'voided']),
   seq: z.number().int(),
   signal: SignalViewSchema,
+  /** The signed head of the record at this entry's size: the member's browser keeps it as a witness. */
+  head: SignedHeadSchema.nullable(),
 })
 export type SignalEvent = z.infer<typeof SignalEventSchema>

@@ -339,6 +339,23 @@ export interface SignalLedgerTable {
 }
 export type SignalLedgerRow = Selectable<SignalLedgerTable>
 
+/** A signed head of the record's Merkle tree at one ledger size (RFC 9162). */
+export interface LedgerHeadsTable {
+  size: ColumnType<number, number, never>
+  root_hash: string
+  timestamp: ColumnType<number, number, never>
+  signature: string
+}
+export type LedgerHeadRow = Selectable<LedgerHeadsTable>
+
+/** The club's generated Ed25519 key on PostgreSQL without LEDGER_SIGNING_KEY (one row). */
+export interface LedgerSigningKeyTable {
+  id: number
+  seed: string
+  public_key: string
+  created_at: Generated<Date>
+}
+
 export interface PromoCodesTable {
   id: Generated<string>
   code: string
@@ -519,6 +536,8 @@ export interface DB {
   reconciliation_issues: ReconciliationIssuesTable
   signals: SignalsTable
   signal_ledger: SignalLedgerTable
+  ledger_heads: LedgerHeadsTable
+  ledger_signing_key: LedgerSigningKeyTable
   places: PlacesTable
   plan_places: PlanPlacesTable
   telegram_accounts: TelegramAccountsTable

@@ -25,7 +25,14 @@ export function broadcastEmail(
 /** A new pick or trading signal, in the words of shared/signal-text (signalAnnouncement). */
 export function signalEmail(
   recipient: { email: string; first_name: string },
-  signal: { kind: 'pick' | 'signal'; subject: string; headline: string; details: string },
+  signal: {
+    kind: 'pick' | 'signal'
+    subject: string
+    headline: string
+    details: string
+    /** Its commitment and signed record head (witnessText), when the head is known. */
+    witness?: string
+  },
   appOrigin: string,
 ): MailMessage {
   return {
@@ -33,7 +40,12 @@ export function signalEmail(
     ...renderEmail({
       subject: `${site.name}: new ${signal.kind === 'pick' ? 'pick' : 'signal'} · ${signal.subject}`,
       heading: `New ${signal.kind === 'pick' ? 'pick' : 'trading signal'}`,
-      paragraphs: [`Hi ${recipient.first_name},`, signal.headline, signal.details],
+      paragraphs: [
+        `Hi ${recipient.first_name},`,
+        signal.headline,
+        signal.details,
+        ...(signal.witness ? [signal.witness] : []),
+      ],
       action: { label: 'Open the signal room', url: `${appOrigin}${dashboardTab('signals')}` },
       footnote: OPTED_IN,
     }),

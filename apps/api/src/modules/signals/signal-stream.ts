@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
-import { categoryGranted, type SignalEvent } from '@edgeclub/shared'
+import { categoryGranted, type SignalEvent, type SignedHead } from '@edgeclub/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
 import type { SignalLedgerRow } from '../../db/types'
@@ -55,6 +55,8 @@ const EVENT_OF = { publish: 'published', settle: 'settled', void: 'voided' } as 
  */
 export function createSignalStream(deps: {
   repo: SignalsRepository
+  /** The signed heads of the record at these sizes (each entry is delivered with its own). */
+  headsAt: (sizes: number[]) => Promise<Map<number, SignedHead>>
   /** The signal categories each member receives now (absent: no access); the plans' places decide. */
   categoriesFor: (userIds: readonly string[]) => Promise<Map<string, 'all' | string[]>>
   clock: Clock
@@ -149,9 +151,10 @@ export function createSignalStream(deps: {
         row,
       ]),
     )
-    const [granted, live] = await Promise.all([
+    const [granted, live, heads] = await Promise.all([
       deps.categoriesFor([...new Set(audience.map((l) => l.userId))]),
       deps.repo.liveSessions([...new Set(audience.map((l) => l.sessionId))]),
+      deps.headsAt(entries.map((entry) => entry.seq)),
     ])
     for (const listener of audience) {
       if (!live.has(listener.sessionId)) remove(listener)
@@ -164,11 +167,13 @@ export function createSignalStream(deps: {
           type: EVENT_OF[entry.type],
           seq: entry.seq,
           signal: toSignalView(row, 'full'),
+          head: heads.get(entry.seq) ?? null,
         } satisfies SignalEvent),
         public: JSON.stringify({
           type: EVENT_OF[entry.type],
           seq: entry.seq,
           signal: toSignalView(row, 'public'),
+          head: heads.get(entry.seq) ?? null,
         } satisfies SignalEvent),
       }
       for (const listener of audience) {

@@ -1,4 +1,10 @@
-import { categoryGranted, type SignalView, signalAnnouncement } from '@edgeclub/shared'
+import {
+  categoryGranted,
+  type SignalView,
+  type SignedHead,
+  signalAnnouncement,
+  witnessText,
+} from '@edgeclub/shared'
 import type { DiscordClient } from '../../integrations/discord/discord-client'
 import type { Clock } from '../../lib/clock'
 import type { MailQueue } from '../../mail/mail-queue'
@@ -48,6 +54,8 @@ export async function registerSignalsJobs(
   jobs: Pick<Jobs, 'work' | 'schedule'>,
   deps: {
     repo: Pick<SignalsRepository, 'entry' | 'findById' | 'listSubscribersWithAccess' | 'transaction'>
+    /** The signed heads of the record at these sizes: each delivery carries its entry's. */
+    headsAt: (sizes: number[]) => Promise<Map<number, SignedHead>>
     signals: Pick<SignalsService, 'settleFromPrices'>
     mail: Pick<MailQueue, 'enqueueBulk'>
     discord: Pick<DiscordClient, 'sendMessage'> | undefined
@@ -72,11 +80,17 @@ export async function registerSignalsJobs(
   /** The entry and its signal as members with access see it, or undefined when either is gone. */
   const load = async (
     seq: number,
-  ): Promise<{ type: 'publish' | 'settle' | 'void'; signal: SignalView } | undefined> => {
+  ): Promise<
+    { type: 'publish' | 'settle' | 'void'; signal: SignalView; head: SignedHead | undefined } | undefined
+  > => {
     const entry = await deps.repo.entry(seq)
     const row = entry ? await deps.repo.findById(entry.signal_id) : undefined
-    return entry && row ? { type: entry.type, signal: toSignalView(row, 'full') } : undefined
+    const head = (await deps.headsAt([seq])).get(seq)
+    return entry && row ? { type: entry.type, signal: toSignalView(row, 'full'), head } : undefined
   }
+  /** The witness line of a chat message: the commitment and the signed head of this entry. */
+  const chatWitness = (loaded: { signal: SignalView; head: SignedHead | undefined }) =>
+    loaded.head ? `\n${witnessText(loaded.signal.commitment, loaded.head, 'chat')}` : ''
 
   await jobs.work('signals.discord', async ({ seq }) => {
     const { discord, channelId } = deps
@@ -84,9 +98,12 @@ export async function registerSignalsJobs(
     if (!discord || !channelId || !loaded) return
     const { headline, details, analysis } = signalAnnouncement(loaded.type, loaded.signal, 'discord')
     const text = [`**${headline}**`, details, analysis ? `\n${analysis}` : ''].filter(Boolean).join('\n')
+    // The witness line goes last and is never cut: a long analysis is shortened instead.
+    const witness = chatWitness(loaded)
+    const room = DISCORD_LIMIT - witness.length
     await discord.sendMessage(
       channelId,
-      text.length > DISCORD_LIMIT ? `${text.slice(0, DISCORD_LIMIT - 1)}…` : text,
+      `${text.length > room ? `${text.slice(0, room - 1)}…` : text}${witness}`,
     )
   })
 
@@ -99,7 +116,7 @@ export async function registerSignalsJobs(
       key: `signal:${seq}`,
       category: loaded.signal.category,
       headline,
-      body: [details, analysis ? `\n${analysis}` : ''].filter(Boolean).join('\n'),
+      body: [details, analysis ? `\n${analysis}` : '', chatWitness(loaded)].filter(Boolean).join('\n'),
     })
   })
 
@@ -108,6 +125,7 @@ export async function registerSignalsJobs(
     if (loaded?.type !== 'publish') return
     const { signal } = loaded
     const { subject, headline, details } = signalAnnouncement('publish', signal, 'email')
+    const witness = loaded.head ? witnessText(signal.commitment, loaded.head, 'email') : undefined
     // Only members whose plans grant the signal's category (read before the transaction below, which
     // holds its connection: the embedded database has only one).
     const subscribers = await deps.repo.listSubscribersWithAccess(deps.clock.now())
@@ -121,7 +139,11 @@ export async function registerSignalsJobs(
       await deps.mail.enqueueBulk(
         recipients.map((recipient) => ({
           key: `signal-mail:${signal.id}:${recipient.id}`,
-          message: signalEmail(recipient, { kind: signal.kind, subject, headline, details }, deps.appOrigin),
+          message: signalEmail(
+            recipient,
+            { kind: signal.kind, subject, headline, details, witness },
+            deps.appOrigin,
+          ),
         })),
         { trx },
       )

@@ -6,7 +6,7 @@ import { hasAccessAt } from '../subscriptions/access-rule'
 type Executor = Kysely<DB> | Transaction<DB>
 
 /** One advisory lock serializes appends, so the chain has exactly one entry per sequence number. */
-const LEDGER_LOCK = 7_431_001
+export const LEDGER_LOCK = 7_431_001
 
 export interface NewSignal {
   id: string

@@ -28,6 +28,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import type { Jobs } from '../../queue/job-runner'
 import { computeRecord } from './record'
+import type { RecordLog } from './record-log/record-log-service'
 import { type Reader, toLedgerEntry, toSignalView } from './signal-views'
 import type { NewLedgerEntry, SignalsRepository } from './signals-repository'
 
@@ -48,6 +49,8 @@ function contentOf(input: SignalInput): SignalContent {
  */
 export function createSignalsService(deps: {
   repo: SignalsRepository
+  /** Signs the head of each new size in the append's transaction (the signed log, decision 020). */
+  recordLog: Pick<RecordLog, 'signAppended'>
   jobs: Jobs
   clock: Clock
   /**
@@ -83,6 +86,7 @@ export function createSignalsService(deps: {
     }
     const full = { ...unsigned, hash: sha256(entryPreimage(unsigned as Omit<LedgerEntry, 'hash'>)) }
     await repo.appendEntry(full, trx)
+    await deps.recordLog.signAppended(trx, full.seq)
     // Each delivery through the outbox as its own keyed job; the live stream hears of it when this commits.
     await deps.jobs.enqueue('signals.discord', { seq: full.seq }, { trx, key: `signal-discord:${full.seq}` })
     await deps.jobs.enqueue(

@@ -4,6 +4,7 @@ import { useRemoteData } from '../../lib/use-remote-data'
 import { CheckItYourself } from './check-it-yourself'
 import { fetchRecord } from './record-api'
 import { RecordSections } from './record-sections'
+import { RecordWitness } from './record-witness'
 
 /** The record moves only when a signal settles; a minute is fresh enough for a public page. */
 const REFRESH_MS = 60_000
@@ -36,6 +37,8 @@ function RecordLive() {
         ) : null}
         {data ? <RecordSections record={data} /> : null}
       </div>
+      {/* This browser checks the record against the signed head it kept (lazily, after first paint). */}
+      <RecordWitness />
       <CheckItYourself head={data ? data.head : undefined} />
     </div>
   )

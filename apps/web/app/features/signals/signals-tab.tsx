@@ -17,6 +17,7 @@ import type { StreamStatus } from '../../lib/event-stream'
 import { useSubscriptionStatus } from '../../lib/subscription-status-api'
 import { useSession } from '../../lib/use-session'
 import { StatsSummary } from './record-stats'
+import { RecordWitness } from './record-witness'
 import { SignalCard } from './signal-card'
 import { type FeedFilter, useOwnRecord, useSignalFeed } from './signals-api'
 import { UnitsChart } from './units-chart'
@@ -113,6 +114,7 @@ export function SignalsTab() {
 
   return (
     <div className="space-y-6">
+      <RecordWitness />
       {status.data && !fullAccess ? (
         <Alert tone="info">
           <p className="font-semibold">Subscribe to see every pick and signal the moment it is published.</p>
