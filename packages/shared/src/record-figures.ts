@@ -276,9 +276,10 @@ function pickFigures(all: Tracked[], minimum: number): PickFigures {
     winRate: enough ? round(winRate) : null,
     winRateInterval: enough ? roundInterval(wilsonInterval(won, won + lost)) : null,
     luckChance: enough && breakEven !== null ? round(binomialUpperTail(won, won + lost, breakEven)) : null,
-    drawdownUnits: (({ current, maximum }) => ({ current: roundUnits(current), maximum: roundUnits(maximum) }))(
-      drawdowns(picks.map((pick) => pick.profitUnits)),
-    ),
+    drawdownUnits: (({ current, maximum }) => ({
+      current: roundUnits(current),
+      maximum: roundUnits(maximum),
+    }))(drawdowns(picks.map((pick) => pick.profitUnits))),
     longestLosingRun: longestRun(decided.map((pick) => pick.result === 'lost')),
     expectedLongestLosingRun:
       enough && winRate !== null ? round(expectedLongestLosingRun(won + lost, winRate)) : null,
@@ -286,11 +287,18 @@ function pickFigures(all: Tracked[], minimum: number): PickFigures {
       picks: closing.length,
       averageClv: enoughClosing ? round(mean(clv)) : null,
       beatCloseShare: enoughClosing
-        ? roundUnits(closing.filter((pick) => oddsOf(pick) > (pick.closingOdds as number)).length / closing.length)
+        ? roundUnits(
+            closing.filter((pick) => oddsOf(pick) > (pick.closingOdds as number)).length / closing.length,
+          )
         : null,
     },
     bySport: breakdown(picks, voided, sportOf, minimum),
-    byMarket: breakdown(picks, voided, (content) => (content.kind === 'pick' ? content.market : 'other'), minimum),
+    byMarket: breakdown(
+      picks,
+      voided,
+      (content) => (content.kind === 'pick' ? content.market : 'other'),
+      minimum,
+    ),
     byOddsBand: breakdown(
       picks,
       voided,
@@ -384,11 +392,15 @@ export function computeRecordFigures(source: RecordSource): SignalRecord {
   const categoryKey = (kind: SignalKind, category: string) => `${kind}\u0000${category}`
   const categories = [
     ...new Set(
-      tracked.filter((item) => item.close).map((item) => categoryKey(item.publish.data.kind, item.publish.data.category)),
+      tracked
+        .filter((item) => item.close)
+        .map((item) => categoryKey(item.publish.data.kind, item.publish.data.category)),
     ),
   ]
   const months = [
-    ...new Set(tracked.filter((item) => item.close).map((item) => (item.close as LedgerEntry).at.slice(0, 7))),
+    ...new Set(
+      tracked.filter((item) => item.close).map((item) => (item.close as LedgerEntry).at.slice(0, 7)),
+    ),
   ].sort()
 
   const due = tracked.filter((item) => item.dueAt !== null && new Date(item.dueAt).getTime() <= asOf)

@@ -18,7 +18,11 @@ export function breakEvenRate(odds: number): number {
  * The Wilson score interval for a proportion of `successes` in `trials` at normal point `z`
  * (95% by default): centre (p̂ + z²/2n) ÷ (1 + z²/n), half-width z·√(p̂(1−p̂)/n + z²/4n²) ÷ (1 + z²/n).
  */
-export function wilsonInterval(successes: number, trials: number, z = Z95): { low: number; high: number } | null {
+export function wilsonInterval(
+  successes: number,
+  trials: number,
+  z = Z95,
+): { low: number; high: number } | null {
   if (trials <= 0) return null
   const p = successes / trials
   const z2 = z * z

@@ -308,7 +308,9 @@ export const PickFiguresSchema = z.object({
   expectedLongestLosingRun: z
     .number()
     .nullable()
-    .describe('The longest losing run to expect over this many decided picks at this win rate: log(n·p) ÷ log(1/(1−p))'),
+    .describe(
+      'The longest losing run to expect over this many decided picks at this win rate: log(n·p) ÷ log(1/(1−p))',
+    ),
   closingLine: z.object({
     picks: z.number().int().describe('Settled picks with closing odds entered'),
     averageClv: z

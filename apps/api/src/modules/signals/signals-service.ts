@@ -242,7 +242,9 @@ export function createSignalsService(deps: {
         const due = row.starts_at ?? row.expires_at
         const late = due !== null && new Date(due) <= now
         if (late && input.afterStart !== true)
-          throw badRequest(signalMessages.lateVoid, [{ field: 'afterStart', message: signalMessages.lateVoid }])
+          throw badRequest(signalMessages.lateVoid, [
+            { field: 'afterStart', message: signalMessages.lateVoid },
+          ])
         return { status: 'void', reason: input.reason, afterStart: late }
       }),
 
