@@ -458,6 +458,7 @@ export function computeRecordFigures(source: RecordSource): SignalRecord {
     head: last ? { seq: last.seq, hash: last.hash } : null,
     since: source.since ? new Date(source.since).toISOString() : null,
     asOf: new Date(source.asOf).toISOString(),
+    firstPublishedAt: tracked[0]?.publish.at ?? null,
     commitments: {
       made: tracked.length,
       due: due.length,

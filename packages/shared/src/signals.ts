@@ -388,6 +388,8 @@ export const RecordSchema = z.object({
   since: z.string().nullable(),
   /** The moment due and overdue are counted at (to the minute): recompute with it to check the figures. */
   asOf: z.string(),
+  /** When the first signal in scope was published: the record's period starts there. */
+  firstPublishedAt: z.string().nullable(),
   commitments: CommitmentsSchema,
   overdueCommitments: z.array(OverdueCommitmentSchema),
   lateVoids: z.array(LateVoidSchema),
