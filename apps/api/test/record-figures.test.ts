@@ -3,10 +3,11 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import type { LedgerEntry } from '@edgeclub/shared'
+import { DEFAULT_CLAIMS, type LedgerEntry } from '@edgeclub/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { as, login, type Session } from './helpers/members'
+import { applyClaims } from '../src/plugins/web'
+import { as, login, register, type Session } from './helpers/members'
 import { createTestApp, type TestApp, testClock } from './helpers/test-app'
 
 const API = '/discord/api'
@@ -30,7 +31,7 @@ describe('the record is computed from the ledger alone', () => {
     await t.close()
   })
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: object, token?: string) =>
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, token?: string) =>
     token
       ? as(t.app, token, { method, url: `${API}${url}`, payload })
       : t.app.inject({ method, url: `${API}${url}`, payload })
@@ -208,5 +209,85 @@ describe('the record is computed from the ledger alone', () => {
     } finally {
       clock.reset()
     }
+  })
+
+  it('the claims default to the pages’ texts; the console warns where a typed claim contradicts the record and refuses the record’s own figures below the minimum sample', async () => {
+    const shown = await call('GET', '/claims')
+    expect(shown.statusCode).toBe(200)
+    expect(shown.json().data).toEqual({
+      members: '15,000+',
+      aiAccuracy: '95%',
+      winRate: '78%',
+      trackRecord: '3+ years',
+      fromRecord: false,
+    })
+    const member = await register(t.app)
+    expect((await call('GET', '/admin/claims', undefined, member.accessToken)).statusCode).toBe(403)
+    expect((await call('GET', '/admin/claims')).statusCode).toBe(401)
+
+    const settings = (await call('GET', '/admin/claims', undefined, admin.accessToken)).json().data
+    expect(settings).toMatchObject({ ...DEFAULT_CLAIMS, showRecordFigures: false })
+    // The record so far: one pick won of one decided (earlier tests), published this month.
+    expect(settings.record).toMatchObject({
+      settledPicks: 1,
+      decidedPicks: 1,
+      winRate: 1,
+      canShowRecord: false,
+    })
+    expect(settings.warnings).toEqual(
+      expect.arrayContaining([
+        'The pages claim a 78% win rate; the verified record says 100.0% over 1 decided picks.',
+        expect.stringMatching(/^The pages claim a track record of 3\+ years; the verified record starts in /),
+        expect.stringMatching(/AI 95% accuracy" is not measured by the verified record/),
+      ]),
+    )
+
+    const early = await call(
+      'PUT',
+      '/admin/claims',
+      { ...DEFAULT_CLAIMS, showRecordFigures: true },
+      admin.accessToken,
+    )
+    expect(early.statusCode).toBe(400)
+    expect(early.json().message).toBe(
+      "The record's own figures can be shown once 25 picks have settled (1 so far)",
+    )
+
+    const saved = await call(
+      'PUT',
+      '/admin/claims',
+      { ...DEFAULT_CLAIMS, winRate: '100%', trackRecord: 'one week', showRecordFigures: false },
+      admin.accessToken,
+    )
+    expect(saved.statusCode, saved.body).toBe(200)
+    expect(saved.json().data.warnings).toEqual([expect.stringMatching(/AI 95% accuracy/)])
+    expect((await call('GET', '/claims')).json().data).toMatchObject({
+      winRate: '100%',
+      trackRecord: 'one week',
+    })
+    const blank = await call(
+      'PUT',
+      '/admin/claims',
+      { ...DEFAULT_CLAIMS, winRate: ' ', showRecordFigures: false },
+      admin.accessToken,
+    )
+    expect(blank.statusCode).toBe(400)
+  })
+
+  it('the server writes the owner’s claims into a prerendered page, island props included, and leaves other text alone', () => {
+    const html =
+      '<p>Join <span data-claim="members">15,000+</span> members, a <span data-claim="winRate">78%</span> win rate over <span data-claim="trackRecord">3+ years</span>. Tip: 78%</p>' +
+      '<div data-island="price-card" data-island-props="{&quot;aiAccuracy&quot;:&quot;95%&quot;}"><p>AI <span data-claim="aiAccuracy">95%</span> Accuracy</p></div>'
+    const out = applyClaims(html, {
+      members: '15,000+',
+      aiAccuracy: '90% <b>',
+      winRate: '69.2%',
+      trackRecord: '120 decided picks since Mar 2026 on the verified record',
+      fromRecord: true,
+    })
+    expect(out).toBe(
+      '<p>Join <span data-claim="members">15,000+</span> members, a <span data-claim="winRate">69.2%</span> win rate over <span data-claim="trackRecord">120 decided picks since Mar 2026 on the verified record</span>. Tip: 78%</p>' +
+        '<div data-island="price-card" data-island-props="{&quot;aiAccuracy&quot;:&quot;90% &lt;b&gt;&quot;}"><p>AI <span data-claim="aiAccuracy">90% &lt;b&gt;</span> Accuracy</p></div>',
+    )
   })
 })
