@@ -272,8 +272,7 @@ describe('the signal room', () => {
             reason: 'Game postponed',
             afterStart: true,
           })
-        )
-          .statusCode,
+        ).statusCode,
       ).toBe(200)
       expect(await settle(f.id, { exitPrice: 110 })).toMatchObject({ result: 'won', profitUnits: 2 })
       expect(await settle(g.id, { exitPrice: 205 })).toMatchObject({ result: 'closed', profitUnits: -1 })
