@@ -64,9 +64,20 @@ export interface RecordSource {
   /** Only signals published at or after this moment (a member's own record). */
   since?: string | null
   minimumSample?: number
+  /**
+   * Whether a reveal hashes to its commitment; by default computed here. The server passes a memo
+   * (canonicalizing and hashing every reveal on every recomputation was most of its cost).
+   */
+  revealMatches?: (reveal: RevealedSignal, commitment: string) => boolean
   /** How many of the latest closed and live signals to list. */
   latest?: number
   live?: number
+}
+
+/** Whether a revealed signal's content and salt hash to the commitment its publish entry holds. */
+export function revealMatches(reveal: RevealedSignal, commitment: string, sha256: Sha256Hex): boolean {
+  if (!reveal.content || !reveal.salt) return false
+  return sha256(commitmentPreimage(reveal.content, reveal.salt)) === commitment
 }
 
 /** A commitment as the ledger knows it. */
@@ -98,8 +109,10 @@ function track(source: RecordSource): Tracked[] {
   for (const reveal of source.revealed) {
     const tracked = byId.get(reveal.id)
     if (!tracked?.close || !reveal.content || !reveal.salt || tracked.content) continue
-    if (source.sha256(commitmentPreimage(reveal.content, reveal.salt)) !== tracked.publish.data.commitment)
-      continue
+    const matches = source.revealMatches
+      ? source.revealMatches(reveal, tracked.publish.data.commitment)
+      : revealMatches(reveal, tracked.publish.data.commitment, source.sha256)
+    if (!matches) continue
     tracked.content = reveal.content as SignalContent
     tracked.salt = reveal.salt
   }

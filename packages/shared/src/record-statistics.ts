@@ -46,9 +46,15 @@ function logChoose(n: number, k: number): number {
 export function binomialUpperTail(successes: number, trials: number, p: number): number | null {
   if (trials <= 0 || p <= 0 || p >= 1) return null
   if (successes <= 0) return 1
+  // ln P(X = k), from k = successes upwards: each term is the last × (n − k)/(k + 1) × p/(1 − p).
+  let logTerm =
+    logChoose(trials, successes) + successes * Math.log(p) + (trials - successes) * Math.log(1 - p)
+  const ratio = Math.log(p) - Math.log(1 - p)
   let total = 0
-  for (let k = successes; k <= trials; k += 1)
-    total += Math.exp(logChoose(trials, k) + k * Math.log(p) + (trials - k) * Math.log(1 - p))
+  for (let k = successes; k <= trials; k += 1) {
+    total += Math.exp(logTerm)
+    logTerm += Math.log(trials - k) - Math.log(k + 1) + ratio
+  }
   return Math.min(1, total)
 }
 

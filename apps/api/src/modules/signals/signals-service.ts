@@ -11,7 +11,9 @@ import {
   type PublishData,
   pickProfit,
   publicViewOf,
+  type RevealedSignal,
   recordAsOf,
+  revealMatches,
   type SettleSignal,
   type SignalContent,
   type SignalInput,
@@ -73,6 +75,19 @@ export function createSignalsService(deps: {
 }) {
   const { repo, clock } = deps
   const recordChanged = createInvalidation()
+  // Reveals already checked against their commitments, keyed by everything the check reads (a row
+  // changed behind our back is a new key, checked afresh).
+  const checkedReveals = new Map<string, boolean>()
+  const revealMatchesMemo = (reveal: RevealedSignal, commitment: string) => {
+    const key = `${reveal.id}\u0000${commitment}\u0000${reveal.salt}\u0000${JSON.stringify(reveal.content)}`
+    let matches = checkedReveals.get(key)
+    if (matches === undefined) {
+      matches = revealMatches(reveal, commitment, sha256)
+      if (checkedReveals.size > 200_000) checkedReveals.clear()
+      checkedReveals.set(key, matches)
+    }
+    return matches
+  }
 
   async function append(trx: Transaction<DB>, entry: Omit<NewLedgerEntry, 'seq' | 'prevHash' | 'hash'>) {
     const head = await repo.head(trx)
@@ -335,6 +350,7 @@ export function createSignalsService(deps: {
           salt: row.salt,
         })),
         sha256,
+        revealMatches: revealMatchesMemo,
         asOf: recordAsOf(clock.now()),
         since: since ? since.toISOString() : null,
       })
