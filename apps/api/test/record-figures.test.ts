@@ -274,8 +274,9 @@ describe('the record is computed from the ledger alone', () => {
     expect(blank.statusCode).toBe(400)
   })
 
-  it('the server writes the owner’s claims into a prerendered page, island props included, and leaves other text alone', () => {
+  it('the server writes the owner’s claims into a prerendered page, its description and island props included, and leaves other text alone', () => {
     const html =
+      '<meta name="description" content="15,000+ members, a 78% win rate over 3+ years."/>' +
       '<p>Join <span data-claim="members">15,000+</span> members, a <span data-claim="winRate">78%</span> win rate over <span data-claim="trackRecord">3+ years</span>. Tip: 78%</p>' +
       '<div data-island="price-card" data-island-props="{&quot;aiAccuracy&quot;:&quot;95%&quot;}"><p>AI <span data-claim="aiAccuracy">95%</span> Accuracy</p></div>'
     const out = applyClaims(html, {
@@ -286,7 +287,8 @@ describe('the record is computed from the ledger alone', () => {
       fromRecord: true,
     })
     expect(out).toBe(
-      '<p>Join <span data-claim="members">15,000+</span> members, a <span data-claim="winRate">69.2%</span> win rate over <span data-claim="trackRecord">120 decided picks since Mar 2026 on the verified record</span>. Tip: 78%</p>' +
+      '<meta name="description" content="15,000+ members, a 69.2% win rate over 120 decided picks since Mar 2026 on the verified record."/>' +
+        '<p>Join <span data-claim="members">15,000+</span> members, a <span data-claim="winRate">69.2%</span> win rate over <span data-claim="trackRecord">120 decided picks since Mar 2026 on the verified record</span>. Tip: 78%</p>' +
         '<div data-island="price-card" data-island-props="{&quot;aiAccuracy&quot;:&quot;90% &lt;b&gt;&quot;}"><p>AI <span data-claim="aiAccuracy">90% &lt;b&gt;</span> Accuracy</p></div>',
     )
   })

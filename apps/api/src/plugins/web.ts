@@ -102,9 +102,20 @@ const escapeHtml = (value: string) =>
  * is added to the page; its CSP hashes do not change (only text does).
  */
 export function applyClaims(html: string, shown: ShownClaims): string {
-  let out = html
-  for (const key of CLAIM_KEYS) {
-    if (shown[key] === DEFAULT_CLAIMS[key]) continue
+  const changed = CLAIM_KEYS.filter((key) => shown[key] !== DEFAULT_CLAIMS[key])
+  if (changed.length === 0) return html
+  // The description metadata holds the claims as plain text: each default replaced in one pass.
+  const byDefault = new Map(changed.map((key) => [escapeHtml(DEFAULT_CLAIMS[key]), escapeHtml(shown[key])]))
+  const defaults = new RegExp(
+    [...byDefault.keys()].map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+    'g',
+  )
+  let out = html.replace(
+    /(<meta (?:name|property)="(?:og:)?description" content=")([^"]*)(")/g,
+    (_match, start: string, content: string, end: string) =>
+      `${start}${content.replace(defaults, (found) => byDefault.get(found) ?? found)}${end}`,
+  )
+  for (const key of changed) {
     const open = `<span data-claim="${key}">`
     out = out
       .split(`${open}${escapeHtml(DEFAULT_CLAIMS[key])}</span>`)
