@@ -272,10 +272,23 @@ export async function seedDemoSignals(config: Config): Promise<boolean> {
           ? ({ ...past.signal, startsAt: new Date(at + 5 * HOUR).toISOString() } as Pick)
           : ({ ...past.signal, expiresAt: new Date(at + 3 * DAY).toISOString() } as Trade),
       )
+      if ('void' in past.outcome) {
+        // Called off before the start: an ordinary void, not a late one.
+        at += HOUR
+        await signals.void(author, published.id, { reason: past.outcome.void })
+        continue
+      }
       // The game has started (or the trade moved) by the time the analyst settles.
       at += 9 * HOUR
-      if ('void' in past.outcome) await signals.void(author, published.id, past.outcome.void)
-      else await signals.settle(author, published.id, past.outcome)
+      const closing =
+        'result' in past.outcome && past.signal.kind === 'pick'
+          ? // The analyst notes where the line closed: mostly shorter than the price taken.
+            {
+              closingOdds:
+                Math.round((past.signal.odds - (past.daysAgo % 3 === 0 ? -0.03 : 0.05)) * 100) / 100,
+            }
+          : {}
+      await signals.settle(author, published.id, { ...past.outcome, ...closing })
     }
     at = realNow
     for (const input of live(realNow)) await signals.publish(author, input)

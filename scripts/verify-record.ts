@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
-import { type LedgerEntry, type RevealedSignal, verifyLedger } from '@edgeclub/shared'
+import { type LedgerEntry, type RevealedSignal, type SignalRecord, verifyLedger } from '@edgeclub/shared'
+import { checkRecordFigures } from './verify-record-figures'
 import { checkSignedLog, readSavedHead } from './verify-record-log'
 
 /**
@@ -10,10 +11,11 @@ import { checkSignedLog, readSavedHead } from './verify-record-log'
  *
  * - A site URL (e.g. https://edgeclub.example) is read through its public API: the ledger from
  *   /discord/api/record/ledger, and each settled or voided signal's content and salt from
- *   /discord/api/record/signals/{id}.
- * - A file is the ledger as downloaded from the record page: `{ entries, signals? }` JSON, or the
- *   API's `{ success, data: { entries } }` envelope. Signals in `signals` are checked against their
- *   commitments too.
+ *   /discord/api/record/signals/{id}. The published figures (/discord/api/record) are then
+ *   recomputed from those entries alone and must match (scripts/verify-record-figures.ts).
+ * - A file is the ledger as downloaded from the record page: `{ entries, signals?, record? }` JSON,
+ *   or the API's `{ success, data: { entries } }` envelope. Signals in `signals` are checked against
+ *   their commitments too, and `record` (a saved GET /record answer) against the entries.
  * - A site's signed head (decision 020) is checked against the ledger it serves. `--since head.json`
  *   (a head saved earlier: from GET /record/head, an email, or the record page's evidence) checks that
  *   today's log extends it (RFC 9162 consistency), and reports two different signed heads for the same
@@ -26,6 +28,7 @@ const API = '/discord/api'
 interface Loaded {
   entries: LedgerEntry[]
   signals: RevealedSignal[]
+  record?: SignalRecord
 }
 
 async function getJson(url: string): Promise<unknown> {
@@ -39,6 +42,8 @@ const dataOf = (body: unknown) =>
 
 async function fromSite(origin: string): Promise<Loaded> {
   const base = origin.replace(/\/$/, '')
+  // The figures first: the ledger read after them holds at least the entries they were computed from.
+  const record = dataOf(await getJson(`${base}${API}/record`)) as SignalRecord
   const entries: LedgerEntry[] = []
   for (let after = 0; ; ) {
     const page = dataOf(await getJson(`${base}${API}/record/ledger?after=${after}&limit=1000`)) as {
@@ -54,13 +59,17 @@ async function fromSite(origin: string): Promise<Loaded> {
   const signals: RevealedSignal[] = []
   for (const id of closed)
     signals.push(dataOf(await getJson(`${base}${API}/record/signals/${id}`)) as RevealedSignal)
-  return { entries, signals }
+  return { entries, signals, record }
 }
 
 async function fromFile(file: string): Promise<Loaded> {
   const body = dataOf(JSON.parse(await fs.readFile(file, 'utf8'))) as Partial<Loaded>
   if (!Array.isArray(body.entries)) throw new Error(`${file} holds no "entries" list`)
-  return { entries: body.entries, signals: Array.isArray(body.signals) ? body.signals : [] }
+  return {
+    entries: body.entries,
+    signals: Array.isArray(body.signals) ? body.signals : [],
+    ...(body.record ? { record: dataOf(body.record) as SignalRecord } : {}),
+  }
 }
 
 async function main() {
@@ -73,12 +82,17 @@ async function main() {
     process.exit(2)
   }
   const site = /^https?:\/\//.test(source) ? source.replace(/\/$/, '') : null
-  const { entries, signals } = site ? await fromSite(site) : await fromFile(source)
+  const { entries, signals, record } = site ? await fromSite(site) : await fromFile(source)
   const result = verifyLedger(entries, signals, sha256)
   if (result.ok) {
+    const figures = record ? checkRecordFigures(record, entries, signals, sha256) : undefined
+    if (figures && !figures.ok) {
+      console.log(`MISMATCH in the figures: ${figures.problem}`)
+      process.exit(1)
+    }
     const head = result.head ? ` Head: #${result.head.seq} ${result.head.hash}.` : ''
     console.log(
-      `OK: ${result.entries} entries chain correctly and ${result.revealed} revealed signals match their commitments.${head}`,
+      `OK: ${result.entries} entries chain correctly and ${result.revealed} revealed signals match their commitments.${head}${figures ? ` Figures: ${figures.checked}.` : ''}`,
     )
     const saved = sinceFile ? await readSavedHead(sinceFile) : undefined
     const findings = site || saved ? await checkSignedLog(site, entries, saved) : []

@@ -147,7 +147,10 @@ test.describe('the signal room', () => {
     const visitor = await otherPerson(browser, problems)
     await visitor.goto('/record')
     const live = visitor.getByRole('region', { name: 'Live now, sealed' })
-    await expect(live.getByRole('listitem').filter({ hasText: 'Sports pick · NFL' }).first()).toBeVisible()
+    // The record's island starts after the page's load event; on a busy machine that takes a while.
+    await expect(live.getByRole('listitem').filter({ hasText: 'Sports pick · NFL' }).first()).toBeVisible({
+      timeout: 15_000,
+    })
     await expect(visitor.getByText(event)).toHaveCount(0)
     await expect(visitor.getByText('Chiefs -3.5')).toHaveCount(0)
 

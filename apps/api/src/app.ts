@@ -15,6 +15,7 @@ import { adminRoutes } from './modules/admin/admin-routes'
 import { ensureAdmin } from './modules/auth/admin-accounts'
 import { authRoutes } from './modules/auth/auth-routes'
 import { AUTH_CHANNEL } from './modules/auth/session-cache'
+import { claimsRoutes } from './modules/claims/claims-routes'
 import { clientConfigRoutes } from './modules/client-config/client-config-routes'
 import { communityRoutes } from './modules/community/community-routes'
 import { discordConnectRoutes } from './modules/community/discord-connect-routes'
@@ -278,6 +279,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(signalRoutes, { signals: services.signals, stream: services.signalStream })
       await api.register(recordRoutes, { signals: services.signals })
       await api.register(recordLogRoutes, { recordLog: services.recordLog })
+      await api.register(claimsRoutes, { claims: services.claims })
       await api.register(adminRoutes, {
         admin: services.admin,
         accounts: services.accounts,
@@ -294,6 +296,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       root: config.webRoot,
       appOrigin: config.appOrigin,
       csp: cspDirectives(config),
+      claims: () => services.claims.shown(),
     })
   } else {
     app.setNotFoundHandler(apiNotFound)

@@ -21,6 +21,8 @@ import { createAccountsService } from './modules/auth/accounts-service'
 import { createAuthRepository } from './modules/auth/auth-repository'
 import { createAuthService } from './modules/auth/auth-service'
 import { createSessionCache } from './modules/auth/session-cache'
+import { createClaimsRepository } from './modules/claims/claims-repository'
+import { createClaimsService } from './modules/claims/claims-service'
 import { discordFollowsAccess } from './modules/community/community-jobs'
 import { createCommunityRepository } from './modules/community/community-repository'
 import { createCommunityService } from './modules/community/community-service'
@@ -379,6 +381,11 @@ export function createServices(infra: Infrastructure) {
     audit,
     log,
   })
+  const claims = createClaimsService({
+    repo: createClaimsRepository(db),
+    record: () => signals.record(),
+    clock,
+  })
   const signalStream = createSignalStream({
     repo: signalsRepo,
     headsAt: (sizes) => recordLog.headsAt(sizes),
@@ -430,6 +437,7 @@ export function createServices(infra: Infrastructure) {
     signals,
     signalStream,
     recordLog,
+    claims,
   }
 }
 export type Services = ReturnType<typeof createServices>

@@ -267,8 +267,12 @@ describe('the signal room', () => {
       expect(await settle(c.id, { result: 'push' })).toMatchObject({ result: 'push', profitUnits: 0 })
       expect(await settle(d.id, { result: 'won' })).toMatchObject({ profitUnits: 1 })
       expect(
-        (await call(analyst.accessToken, 'POST', `/signals/${e.id}/void`, { reason: 'Game postponed' }))
-          .statusCode,
+        (
+          await call(analyst.accessToken, 'POST', `/signals/${e.id}/void`, {
+            reason: 'Game postponed',
+            afterStart: true,
+          })
+        ).statusCode,
       ).toBe(200)
       expect(await settle(f.id, { exitPrice: 110 })).toMatchObject({ result: 'won', profitUnits: 2 })
       expect(await settle(g.id, { exitPrice: 205 })).toMatchObject({ result: 'closed', profitUnits: -1 })

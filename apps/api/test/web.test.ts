@@ -22,6 +22,12 @@ async function fakeBuild(): Promise<string> {
   await fs.writeFile(path.join(root, 'about', 'index.html.gz'), gzipSync(about))
   // A compressed copy left over from an older build is not the page.
   await fs.writeFile(path.join(root, 'pricing', 'index.html.br'), brotliCompressSync(page('old pricing')))
+  // A page with the owner's claims marked, as the landing page has them.
+  await fs.mkdir(path.join(root, 'tips'))
+  await fs.writeFile(
+    path.join(root, 'tips', 'index.html'),
+    '<!DOCTYPE html><html><head><meta name="description" content="A 78% win rate."/><style>p{color:red}</style></head><body><p>A <span data-claim="winRate">78%</span> win rate, 78% of the time.</p></body></html>',
+  )
   await fs.writeFile(path.join(root, '__spa-fallback.html'), page('fallback'))
   await fs.mkdir(path.join(root, 'assets'))
   const js = `console.log(${JSON.stringify('x'.repeat(2000))})`
@@ -106,6 +112,32 @@ describe('serving the web app', () => {
     // Too small to be worth compressing on the fly: the page as it is, never the stale copy.
     expect(response.headers['content-encoding']).toBeUndefined()
     expect(response.body).toContain('<body>pricing')
+  })
+
+  it('writes the owner’s claims into a prerendered page, compressed, with the same CSP; the defaults serve the page as built', async () => {
+    const before = await t.app.inject({ method: 'GET', url: '/tips' })
+    expect(before.body).toContain('<span data-claim="winRate">78%</span>')
+    await t.app.services.claims.save({
+      members: '15,000+',
+      aiAccuracy: '95%',
+      winRate: '61%',
+      trackRecord: '3+ years',
+      showRecordFigures: false,
+    })
+    const after = await t.app.inject({ method: 'GET', url: '/tips', headers: { 'accept-encoding': 'br' } })
+    expect(after.headers['content-encoding']).toBe('br')
+    expect(after.headers['content-security-policy']).toBe(before.headers['content-security-policy'])
+    const html = brotliDecompressSync(after.rawPayload).toString('utf8')
+    expect(html).toContain('<meta name="description" content="A 61% win rate."/>')
+    expect(html).toContain('<p>A <span data-claim="winRate">61%</span> win rate, 78% of the time.</p>')
+    await t.app.services.claims.save({
+      members: '15,000+',
+      aiAccuracy: '95%',
+      winRate: '78%',
+      trackRecord: '3+ years',
+      showRecordFigures: false,
+    })
+    expect((await t.app.inject({ method: 'GET', url: '/tips' })).body).toBe(before.body)
   })
 
   it('serves the SPA fallback for app routes such as /dashboard with 200', async () => {

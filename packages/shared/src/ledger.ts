@@ -30,9 +30,15 @@ export type PublishData = {
 export type SettleData = {
   result: 'won' | 'lost' | 'push' | 'closed'
   profitUnits: number
+  /** A pick's closing decimal odds, when the analyst entered them at settlement. */
+  closingOdds?: number
+  /** A trading signal's exit price (entries since closing odds were added). */
+  exitPrice?: number
 }
 export type VoidData = {
   reason: string
+  /** Set when a pick was voided after its event started (or a trading signal after it expired). */
+  afterStart?: true
 }
 
 export interface LedgerEntry {

@@ -36,6 +36,9 @@ export const signalMessages = {
   signalNeedsExit: 'Settle a trading signal with its exit price',
   notFound: 'Signal not found',
   forbidden: 'Only admins and analysts can publish and settle signals',
+  closingOdds: `Closing odds are decimal odds between ${ODDS_MIN} and ${ODDS_MAX}`,
+  lateVoid:
+    'This signal has started: voiding it now is shown on the record as a late void. Confirm with afterStart: true',
 } as const
 
 const text = (max: number, message: string) =>
@@ -124,14 +127,29 @@ export const SettleSignalSchema = z
   .object({
     result: z.enum(['won', 'lost', 'push'], signalMessages.pickNeedsResult).optional(),
     exitPrice: price('The exit price must be above 0').optional(),
+    /** A pick's closing decimal odds (optional), for closing-line value. */
+    closingOdds: z
+      .number(signalMessages.closingOdds)
+      .min(ODDS_MIN, signalMessages.closingOdds)
+      .max(ODDS_MAX, signalMessages.closingOdds)
+      .refine((value) => decimals(value, 3), 'Odds may have at most 3 decimals')
+      .optional(),
   })
   .strict()
   .refine((body) => (body.result === undefined) !== (body.exitPrice === undefined), {
     message: 'Send a result for a pick, or an exit price for a trading signal',
   })
+  .refine((body) => body.closingOdds === undefined || body.result !== undefined, {
+    message: 'Closing odds belong to a pick',
+    path: ['closingOdds'],
+  })
 export type SettleSignal = z.infer<typeof SettleSignalSchema>
 
-export const VoidSignalSchema = z.object({ reason: text(500, 'Say why the signal is void') })
+export const VoidSignalSchema = z.object({
+  reason: text(500, 'Say why the signal is void'),
+  /** Required to void a pick whose event has started: the void entry says so, and the record counts it apart. */
+  afterStart: z.boolean().optional(),
+})
 
 export const SignalsQuerySchema = z.object({
   cursor: z.coerce.number().int().min(1).optional(),
@@ -224,6 +242,138 @@ export type RecordStats = z.infer<typeof RecordStatsSchema>
 
 export const ChainHeadSchema = z.object({ seq: z.number().int(), hash: z.string() })
 
+const RateInterval = z
+  .object({ low: z.number(), high: z.number() })
+  .nullable()
+  .describe('A 95% interval (low, high), or null with too few settled')
+const Drawdown = z
+  .object({
+    current: z.number().describe('How far the cumulative profit now sits below its highest point, in units'),
+    maximum: z.number().describe('The largest fall from a high point to a later low, in units'),
+  })
+  .describe('Drawdowns of cumulative profit at the stated stakes, in units')
+
+/** One row of a pick breakdown (by sport, market, odds band or month). */
+export const PickBreakdownRowSchema = z.object({
+  key: z.string().describe('The sport, market, odds band (e.g. "1.50–1.99") or month (YYYY-MM)'),
+  settled: z.number().int(),
+  won: z.number().int(),
+  lost: z.number().int(),
+  push: z.number().int(),
+  void: z.number().int(),
+  unitsStaked: z.number(),
+  profitUnits: z.number(),
+  yield: z.number().nullable().describe('Profit ÷ units staked; null below the minimum sample'),
+  winRate: z.number().nullable().describe('Won ÷ (won + lost); null below the minimum sample'),
+  averageOdds: z.number().nullable().describe('Mean decimal odds of the settled picks'),
+})
+export type PickBreakdownRow = z.infer<typeof PickBreakdownRowSchema>
+
+/** The bettor's figures for sports picks, from the ledger's settlements and revealed picks. */
+export const PickFiguresSchema = z.object({
+  minimumSample: z
+    .number()
+    .int()
+    .describe('Settled picks needed before ratios are shown; below it they are null ("too few settled")'),
+  enoughSettled: z.boolean(),
+  settled: z.number().int(),
+  pending: z.number().int().describe('Published, not yet settled or voided'),
+  void: z.number().int(),
+  lateVoid: z.number().int().describe('Voided after the event started (counted within void)'),
+  won: z.number().int(),
+  lost: z.number().int(),
+  push: z.number().int(),
+  unitsStaked: z.number(),
+  profitUnits: z.number().describe('Profit in units at the stated stakes'),
+  yield: z.number().nullable().describe('Profit ÷ units staked, at the stated stakes'),
+  levelStakeProfitUnits: z.number().describe('Profit had every pick staked 1 unit'),
+  levelStakeYield: z.number().nullable().describe('Level-stake profit ÷ settled picks'),
+  levelStakeYieldInterval: RateInterval.describe(
+    '95% interval of the level-stake yield: mean ± 1.96 × standard deviation ÷ √n of each pick’s level-stake profit',
+  ),
+  averageOdds: z.number().nullable().describe('Mean decimal odds of the settled picks'),
+  breakEvenWinRate: z
+    .number()
+    .nullable()
+    .describe('1 ÷ average decimal odds: the win rate at which level stakes break even'),
+  winRate: z.number().nullable().describe('Won ÷ (won + lost)'),
+  winRateInterval: RateInterval.describe('95% Wilson score interval of the win rate'),
+  luckChance: z
+    .number()
+    .nullable()
+    .describe(
+      'One-sided binomial p-value: the chance of at least this many wins in the decided picks if each won at the break-even rate',
+    ),
+  drawdownUnits: Drawdown,
+  longestLosingRun: z.number().int().describe('Most losses in a row, in settlement order (pushes skipped)'),
+  expectedLongestLosingRun: z
+    .number()
+    .nullable()
+    .describe(
+      'The longest losing run to expect over this many decided picks at this win rate: log(n·p) ÷ log(1/(1−p))',
+    ),
+  closingLine: z.object({
+    picks: z.number().int().describe('Settled picks with closing odds entered'),
+    averageClv: z
+      .number()
+      .nullable()
+      .describe('Mean closing-line value: odds taken ÷ closing odds − 1 (positive: beat the close)'),
+    beatCloseShare: z.number().nullable().describe('Share of those picks whose odds beat the closing odds'),
+  }),
+  bySport: z.array(PickBreakdownRowSchema),
+  byMarket: z.array(PickBreakdownRowSchema),
+  byOddsBand: z.array(PickBreakdownRowSchema),
+  byMonth: z.array(PickBreakdownRowSchema),
+})
+export type PickFigures = z.infer<typeof PickFiguresSchema>
+
+/** The figures of trading signals: returns in units of risk per unit staked. */
+export const TradeFiguresSchema = z.object({
+  minimumSample: z.number().int(),
+  enoughSettled: z.boolean(),
+  settled: z.number().int(),
+  pending: z.number().int(),
+  void: z.number().int(),
+  lateVoid: z.number().int().describe('Voided after expiry (counted within void)'),
+  won: z.number().int(),
+  lost: z.number().int(),
+  closed: z.number().int(),
+  unitsStaked: z.number(),
+  profitUnits: z.number(),
+  averageReturn: z.number().nullable().describe('Mean return per signal: profit ÷ stake (R-multiple)'),
+  returnInterval: RateInterval.describe('95% interval of the mean return per signal (normal approximation)'),
+  drawdownUnits: Drawdown,
+  sharpeRatio: z
+    .number()
+    .nullable()
+    .describe('Mean return per signal ÷ its sample standard deviation (per signal, not annualised)'),
+})
+export type TradeFigures = z.infer<typeof TradeFiguresSchema>
+
+/** What the ledger committed to and what it revealed: sealed picks that fell due and stayed sealed show here. */
+export const CommitmentsSchema = z.object({
+  made: z.number().int().describe('Publish entries (commitments) in scope'),
+  due: z.number().int().describe('Commitments whose event started or whose signal expired'),
+  revealed: z.number().int().describe('Commitments settled or voided with content and salt that match'),
+  overdue: z.number().int().describe('Due for more than overdueAfterHours and still sealed'),
+  voided: z.number().int(),
+  lateVoided: z.number().int().describe('Voided after the event started or the signal expired'),
+  overdueAfterHours: z.number().int(),
+})
+export const OverdueCommitmentSchema = z.object({
+  signalId: z.string(),
+  seq: z.number().int().describe('Its publish entry'),
+  kind: z.enum(SIGNAL_KINDS),
+  category: z.string(),
+  commitment: z.string(),
+  dueAt: z.string(),
+})
+export const LateVoidSchema = OverdueCommitmentSchema.extend({
+  voidSeq: z.number().int(),
+  voidedAt: z.string(),
+  reason: z.string(),
+})
+
 /** GET /record: the verified record, computed from the ledger's settlements. */
 export const RecordSchema = z.object({
   overall: RecordStatsSchema,
@@ -237,6 +387,15 @@ export const RecordSchema = z.object({
   head: ChainHeadSchema.nullable(),
   /** Set when the record counts only signals published since then (a member's own record). */
   since: z.string().nullable(),
+  /** The moment due and overdue are counted at (to the minute): recompute with it to check the figures. */
+  asOf: z.string(),
+  /** When the first signal in scope was published: the record's period starts there. */
+  firstPublishedAt: z.string().nullable(),
+  commitments: CommitmentsSchema,
+  overdueCommitments: z.array(OverdueCommitmentSchema),
+  lateVoids: z.array(LateVoidSchema),
+  picks: PickFiguresSchema,
+  trading: TradeFiguresSchema,
 })
 export type SignalRecord = z.infer<typeof RecordSchema>
 

@@ -16,6 +16,7 @@ import * as discordPkce from './migrations/2026-11-26-04-discord-pkce'
 import * as broadcasts from './migrations/2026-11-26-05-broadcasts'
 import * as placesAndTelegram from './migrations/2026-11-26-06-places-and-telegram'
 import * as recordLog from './migrations/2026-11-26-07-record-log'
+import * as siteClaims from './migrations/2026-11-26-08-site-claims'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-05-broadcasts': broadcasts,
   '2026-11-26-06-places-and-telegram': placesAndTelegram,
   '2026-11-26-07-record-log': recordLog,
+  '2026-11-26-08-site-claims': siteClaims,
 }
 
 /**

@@ -412,6 +412,17 @@ export interface BillingSettingsTable {
   updated_at: DefaultTimestamp
 }
 
+/** The owner's marketing claims (one row at most; null texts mean the pages' defaults). */
+export interface SiteClaimsTable {
+  id: Generated<boolean>
+  members: string | null
+  ai_accuracy: string | null
+  win_rate: string | null
+  track_record: string | null
+  show_record_figures: Generated<boolean>
+  updated_at: DefaultTimestamp
+}
+
 export interface BillingMovementsTable {
   day: ColumnType<string, string, string>
   kind:
@@ -521,6 +532,7 @@ export interface DB {
   cancellation_reasons: CancellationReasonsTable
   billing_settings: BillingSettingsTable
   billing_movements: BillingMovementsTable
+  site_claims: SiteClaimsTable
   subscriptions: SubscriptionsTable
   subscription_periods: SubscriptionPeriodsTable
   webhook_events: WebhookEventsTable

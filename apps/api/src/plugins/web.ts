@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import { API_BASE, isAppPath, prerenderedPaths } from '@edgeclub/shared'
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, constants as zlibConstants } from 'node:zlib'
+import {
+  API_BASE,
+  CLAIM_KEYS,
+  DEFAULT_CLAIMS,
+  isAppPath,
+  prerenderedPaths,
+  type ShownClaims,
+} from '@edgeclub/shared'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiNotFound } from './errors'
@@ -80,10 +87,55 @@ function prerenderedFile(root: string, routePath: string): string {
   return routePath === '/' ? path.join(root, 'index.html') : path.join(root, routePath.slice(1), 'index.html')
 }
 
+const escapeHtml = (value: string) =>
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#x27;')
+
+/**
+ * The owner's claims written into a prerendered page: each `<span data-claim="key">` holds the
+ * default text at build time and gets the current one here, and an island's JSON props that carry a
+ * claim (the price card's `aiAccuracy`) get it too, so hydration renders the same text. No script
+ * is added to the page; its CSP hashes do not change (only text does).
+ */
+export function applyClaims(html: string, shown: ShownClaims): string {
+  const changed = CLAIM_KEYS.filter((key) => shown[key] !== DEFAULT_CLAIMS[key])
+  if (changed.length === 0) return html
+  // The description metadata holds the claims as plain text: each default replaced in one pass.
+  const byDefault = new Map(changed.map((key) => [escapeHtml(DEFAULT_CLAIMS[key]), escapeHtml(shown[key])]))
+  const defaults = new RegExp(
+    [...byDefault.keys()].map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+    'g',
+  )
+  let out = html.replace(
+    /(<meta (?:name|property)="(?:og:)?description" content=")([^"]*)(")/g,
+    (_match, start: string, content: string, end: string) =>
+      `${start}${content.replace(defaults, (found) => byDefault.get(found) ?? found)}${end}`,
+  )
+  for (const key of changed) {
+    const open = `<span data-claim="${key}">`
+    out = out
+      .split(`${open}${escapeHtml(DEFAULT_CLAIMS[key])}</span>`)
+      .join(`${open}${escapeHtml(shown[key])}</span>`)
+    out = out
+      .split(escapeHtml(`"${key}":${JSON.stringify(DEFAULT_CLAIMS[key])}`))
+      .join(escapeHtml(`"${key}":${JSON.stringify(shown[key])}`))
+  }
+  return out
+}
+
+const claimsAreDefault = (shown: ShownClaims) =>
+  !shown.fromRecord && CLAIM_KEYS.every((key) => shown[key] === DEFAULT_CLAIMS[key])
+
 export interface WebOptions {
   root: string
   appOrigin: string
   csp: CspDirectives
+  /** The claims the public pages show now (absent, or failing: the pages as built). */
+  claims?: () => Promise<ShownClaims>
 }
 
 export async function webRoutes(app: FastifyInstance, options: WebOptions) {
@@ -109,10 +161,39 @@ export async function webRoutes(app: FastifyInstance, options: WebOptions) {
       .send(page.encoded[encoding])
   }
 
+  /** A page with the current claims written in, made once per page and set of claims. */
+  const withClaims = (page: Page, cache: { key?: string; page?: Page }, shown: ShownClaims): Page => {
+    const key = JSON.stringify(shown)
+    if (cache.key === key && cache.page) return cache.page
+    const html = applyClaims(page.html, shown)
+    const rewritten: Page =
+      html === page.html
+        ? page
+        : {
+            html,
+            csp: page.csp,
+            encoded: {
+              br: brotliCompressSync(Buffer.from(html), {
+                params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9 },
+              }),
+            },
+          }
+    cache.key = key
+    cache.page = rewritten
+    return rewritten
+  }
+
   for (const routePath of prerenderedPaths) {
     const file = prerenderedFile(root, routePath)
     const page = fs.existsSync(file) ? loadPage(file, options.csp) : fallback
-    app.get(routePath, (request, reply) => sendPage(request, reply, page))
+    const cache: { key?: string; page?: Page } = {}
+    const claimed = page !== fallback && page.html.includes('data-claim=')
+    app.get(routePath, async (request, reply) => {
+      if (!claimed || !options.claims) return sendPage(request, reply, page)
+      const shown = await options.claims().catch(() => undefined)
+      if (!shown || claimsAreDefault(shown)) return sendPage(request, reply, page)
+      return sendPage(request, reply, withClaims(page, cache, shown))
+    })
   }
 
   app.get('/robots.txt', (_request, reply) =>

@@ -1,4 +1,5 @@
 import { paths, site } from '@edgeclub/shared'
+import { Claim } from '../components/claim'
 import { ButtonLink } from '../components/ui/button'
 import { Card, Container, PageHero, Section } from '../components/ui/layout'
 import { islandsPage } from '../lib/island'
@@ -14,11 +15,21 @@ export function meta() {
 const reasons = [
   {
     title: 'Proven track record',
-    body: `A ${site.figures.winRate} win rate over ${site.figures.trackRecord}, every pick logged and public to members — wins and losses.`,
+    body: (
+      <>
+        A <Claim name="winRate" /> win rate over <Claim name="trackRecord" />, every pick logged and public to
+        members — wins and losses.
+      </>
+    ),
   },
   {
     title: 'AI analysis',
-    body: `Models trained on years of odds, line movement and market data reach ${site.figures.aiAccuracy} accuracy on tracked signals.`,
+    body: (
+      <>
+        Models trained on years of odds, line movement and market data reach <Claim name="aiAccuracy" />{' '}
+        accuracy on tracked signals.
+      </>
+    ),
   },
   {
     title: 'Security on a blockchain network',
@@ -61,8 +72,8 @@ export default function About() {
         <Card>
           <h2 className="text-2xl font-bold text-white">Our vision</h2>
           <p className="mt-3 text-slate-300">
-            A world where {site.figures.members} members and counting build lasting capital through informed,
-            responsible play — in sports, markets and life.
+            A world where <Claim name="members" /> members and counting build lasting capital through
+            informed, responsible play — in sports, markets and life.
           </p>
         </Card>
       </Container>

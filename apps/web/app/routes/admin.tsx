@@ -5,6 +5,7 @@ import { ButtonLink } from '../components/ui/button'
 import { LogoMark } from '../components/ui/icons'
 import { AuditSection } from '../features/admin/audit-section'
 import { BroadcastSection } from '../features/admin/broadcast-section'
+import { ClaimsSection } from '../features/admin/claims-section'
 import { PaymentsSection, SubscriptionsSection } from '../features/admin/lists-section'
 import { OverviewSection } from '../features/admin/overview-section'
 import { PlacesSection } from '../features/admin/places-section'
@@ -30,6 +31,7 @@ const SECTIONS = [
   { id: 'plans', label: 'Plans' },
   { id: 'places', label: 'Places' },
   { id: 'broadcast', label: 'Broadcast' },
+  { id: 'claims', label: 'Claims' },
   { id: 'audit', label: 'Audit log' },
 ] as const
 type Section = (typeof SECTIONS)[number]['id']
@@ -121,6 +123,7 @@ function Console({ sections }: { sections: readonly (typeof SECTIONS)[number][] 
         {section === 'plans' ? <PlansSection /> : null}
         {section === 'places' ? <PlacesSection /> : null}
         {section === 'broadcast' ? <BroadcastSection /> : null}
+        {section === 'claims' ? <ClaimsSection /> : null}
         {section === 'audit' ? <AuditSection /> : null}
       </main>
     </div>

@@ -1,4 +1,5 @@
 import { paths, site } from '@edgeclub/shared'
+import { Claim } from '../components/claim'
 import { ButtonLink } from '../components/ui/button'
 import { CheckIcon } from '../components/ui/icons'
 import { Card, Container, Section } from '../components/ui/layout'
@@ -61,9 +62,9 @@ export default function Home() {
               Bet and trade with an AI-driven edge
             </h1>
             <p className="mt-5 max-w-xl text-lg text-slate-300">
-              Join {site.figures.members} members who get AI-powered sports betting signals, stock and crypto
-              trading alerts and fantasy football predictions, with a {site.figures.winRate} win rate over{' '}
-              {site.figures.trackRecord} and 24/7 support.
+              Join <Claim name="members" /> members who get AI-powered sports betting signals, stock and
+              crypto trading alerts and fantasy football predictions, with a <Claim name="winRate" /> win rate
+              over <Claim name="trackRecord" /> and 24/7 support.
             </p>
             <div className="mt-8 flex flex-wrap gap-3">
               <ButtonLink to={paths.dashboard}>Get Started</ButtonLink>
@@ -73,11 +74,19 @@ export default function Home() {
             </div>
             <dl className="mt-10 grid max-w-lg grid-cols-3 gap-6">
               {[
-                { value: site.figures.members, label: 'members' },
-                { value: site.figures.winRate, label: `win rate over ${site.figures.trackRecord}` },
-                { value: '24/7', label: 'support' },
+                { key: 'members', value: <Claim name="members" />, label: 'members' },
+                {
+                  key: 'win-rate',
+                  value: <Claim name="winRate" />,
+                  label: (
+                    <>
+                      win rate over <Claim name="trackRecord" />
+                    </>
+                  ),
+                },
+                { key: 'support', value: '24/7', label: 'support' },
               ].map((stat) => (
-                <div key={stat.label}>
+                <div key={stat.key}>
                   <dt className="sr-only">{stat.label}</dt>
                   <dd>
                     <span className="block text-xl font-bold text-white sm:text-2xl">{stat.value}</span>
@@ -86,8 +95,14 @@ export default function Home() {
                 </div>
               ))}
             </dl>
+            <a
+              href={paths.record}
+              className="mt-4 inline-block text-sm font-semibold text-emerald-300 underline-offset-4 hover:underline"
+            >
+              Check every pick on the verified record
+            </a>
           </div>
-          <Island of={priceCardIsland} />
+          <Island of={priceCardIsland} aiAccuracy={site.figures.aiAccuracy} />
         </Container>
       </div>
 

@@ -3,16 +3,19 @@ import {
   paths,
   type RegisterForm,
   RegisterFormSchema,
+  type ShownClaims,
   site,
   TRADING_INTERESTS,
 } from '@edgeclub/shared'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, Navigate, useNavigate } from 'react-router'
+import { Claim } from '../components/claim'
 import { Button } from '../components/ui/button'
 import { Alert, Field, SelectInput, TextField } from '../components/ui/field'
 import { CheckIcon } from '../components/ui/icons'
 import { PasswordInput } from '../components/ui/password-input'
 import { register } from '../features/auth/auth-api'
+import { useClaims } from '../lib/claims-api'
 import { serverFieldErrors, zodFieldErrors } from '../lib/form-errors'
 import type { DashboardState } from '../lib/navigation-state'
 import { seo } from '../lib/seo'
@@ -39,8 +42,17 @@ const empty: RegisterForm = {
   ageConfirmation: false,
 }
 
-const benefits = [
-  `AI-driven picks with a ${site.figures.winRate} win rate`,
+const benefits = (claims: ShownClaims | undefined) => [
+  <>
+    AI-driven picks with a <Claim name="winRate" text={claims?.winRate} /> win rate
+    {claims?.fromRecord ? (
+      <>
+        {' '}
+        (<Claim name="trackRecord" text={claims.trackRecord} />, <Link to={paths.record}>see the record</Link>
+        )
+      </>
+    ) : null}
+  </>,
   'Blockchain integration for secure crypto payments',
   '24/7 support from people who bet and trade',
   'Mobile-first: signals wherever you are',
@@ -48,6 +60,7 @@ const benefits = [
 
 export default function Register() {
   const navigate = useNavigate()
+  const claims = useClaims()
   const { isAuthenticated, loading, error } = useSession()
   const [form, setForm] = useState<RegisterForm>(empty)
   const [errors, setErrors] = useState<Record<string, string>>({})
@@ -212,8 +225,11 @@ export default function Register() {
           Why members join
         </h2>
         <ul className="mt-4 space-y-3">
-          {benefits.map((benefit) => (
-            <li key={benefit} className="flex gap-2 text-sm text-slate-200">
+          {benefits(claims).map((benefit, index) => (
+            <li
+              key={typeof benefit === 'string' ? benefit : `claim-${index}`}
+              className="flex gap-2 text-sm text-slate-200"
+            >
               <CheckIcon className="h-5 w-5 shrink-0 text-emerald-300" />
               {benefit}
             </li>

@@ -137,31 +137,35 @@ export function createSignalsRepository(db: Kysely<DB>) {
       return select.execute()
     },
 
-    /** Signals with the ledger position of their settlement or void, for the record. */
-    listClosed(since: Date | undefined) {
-      let select = db
-        .selectFrom('signals')
-        .innerJoin('signal_ledger', (join) =>
-          join
-            .onRef('signal_ledger.signal_id', '=', 'signals.id')
-            .on('signal_ledger.type', 'in', ['settle', 'void']),
-        )
-        .selectAll('signals')
-        .select(['signal_ledger.seq as closed_seq', 'signal_ledger.at as closed_at'])
-        .where('signals.status', 'in', ['settled', 'void'])
-        .orderBy('signal_ledger.seq')
-      if (since) select = select.where('signals.published_at', '>=', since)
-      return select.execute()
+    /** The whole ledger in order, for the record (computed from its entries alone). */
+    allEntries(): Promise<SignalLedgerRow[]> {
+      return db.selectFrom('signal_ledger').selectAll().orderBy('seq').execute()
     },
 
-    listOpen(limit: number) {
+    /** One signal's ledger entries, in order. */
+    entriesOf(signalId: string): Promise<SignalLedgerRow[]> {
+      return db
+        .selectFrom('signal_ledger')
+        .selectAll()
+        .where('signal_id', '=', signalId)
+        .orderBy('seq')
+        .execute()
+    },
+
+    /**
+     * Every signal's content and salt: the record uses only those the ledger settled or voided, and
+     * only when they hash to the published commitment.
+     */
+    reveals(): Promise<Pick<SignalRow, 'id' | 'commitment' | 'content' | 'salt'>[]> {
+      return db.selectFrom('signals').select(['id', 'commitment', 'content', 'salt']).execute()
+    },
+
+    reveal(id: string): Promise<Pick<SignalRow, 'id' | 'commitment' | 'content' | 'salt'> | undefined> {
       return db
         .selectFrom('signals')
-        .selectAll()
-        .where('status', '=', 'open')
-        .orderBy('published_seq', 'desc')
-        .limit(limit)
-        .execute()
+        .select(['id', 'commitment', 'content', 'salt'])
+        .where('id', '=', id)
+        .executeTakeFirst()
     },
 
     /** Open trading signals on the given instruments: the price feed may settle them. */

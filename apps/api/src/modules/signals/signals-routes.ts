@@ -84,7 +84,8 @@ export const signalRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags,
         security,
-        summary: 'Settle a pick (won, lost, push) after its start, or a trading signal at its exit price',
+        summary:
+          'Settle a pick (won, lost, push, and optionally its closing odds) after its start, or a trading signal at its exit price',
         params: IdParams,
         body: SettleSignalSchema,
         response: { 200: envelope(SignalViewSchema) },
@@ -102,20 +103,21 @@ export const signalRoutes: FastifyPluginAsyncZod<{
         audit: {
           action: 'signal.void',
           targetType: 'signal',
-          details: (request) => ({ reason: bodyOf(request).reason }),
+          details: (request) => ({ reason: bodyOf(request).reason, afterStart: bodyOf(request).afterStart }),
         },
       },
       schema: {
         tags,
         security,
-        summary: 'Void a signal with a reason (a mistake is corrected by voiding and publishing anew)',
+        summary:
+          'Void a signal with a reason (a mistake is corrected by voiding and publishing anew); after a pick started (or a signal expired) only with afterStart: true, and the record counts it as a late void',
         params: IdParams,
         body: VoidSignalSchema,
         response: { 200: envelope(SignalViewSchema) },
       },
     },
     async (request) =>
-      ok(await signals.void(authOf(request).user, request.params.id, request.body.reason), 'Signal voided'),
+      ok(await signals.void(authOf(request).user, request.params.id, request.body), 'Signal voided'),
   )
 
   app.get(
@@ -177,7 +179,7 @@ export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = 
     url: '/record',
     tags,
     summary:
-      'The verified record: counts, win rate, units, ROI overall, per kind, category and month; the chain head',
+      'The verified record, computed from the ledger entries alone: counts, win rate, units, ROI overall, per kind, category and month; commitments made, due, revealed and overdue; late voids; bettor figures for picks (yield at stated and level stakes, break-even, Wilson interval, luck, drawdown, losing runs, closing-line value, breakdowns) and trading signals (return, drawdown, Sharpe); the chain head. Recompute it with npm run verify-record',
     data: RecordSchema,
     load: () => signals.record(),
     // Recomputed at most every few seconds, and as soon as the ledger moves (here or, by NOTIFY, anywhere).
@@ -219,7 +221,8 @@ export const recordRoutes: FastifyPluginAsyncZod<{ signals: SignalsService }> = 
     {
       schema: {
         tags,
-        summary: 'One signal: public metadata and commitment; its content and salt once settled or void',
+        summary:
+          'One signal from its ledger entries: public metadata and commitment; its content and salt once settled or void',
         params: IdParams,
         response: { 200: envelope(SignalViewSchema) },
       },

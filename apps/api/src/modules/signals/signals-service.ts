@@ -3,11 +3,17 @@ import {
   AUTO_SETTLED_INSTRUMENTS,
   categoryGranted,
   commitmentPreimage,
+  computeRecordFigures,
   entryPreimage,
   GENESIS_HASH,
   type LedgerEntry,
   type MarketPrices,
+  type PublishData,
   pickProfit,
+  publicViewOf,
+  type RevealedSignal,
+  recordAsOf,
+  revealMatches,
   type SettleSignal,
   type SignalContent,
   type SignalInput,
@@ -27,7 +33,6 @@ import { sha256 } from '../../lib/crypto'
 import { badRequest, conflict, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import type { Jobs } from '../../queue/job-runner'
-import { computeRecord } from './record'
 import type { RecordLog } from './record-log/record-log-service'
 import { type Reader, toLedgerEntry, toSignalView } from './signal-views'
 import type { NewLedgerEntry, SignalsRepository } from './signals-repository'
@@ -73,6 +78,19 @@ export function createSignalsService(deps: {
 }) {
   const { repo, clock } = deps
   const recordChanged = createInvalidation()
+  // Reveals already checked against their commitments, keyed by everything the check reads (a row
+  // changed behind our back is a new key, checked afresh).
+  const checkedReveals = new Map<string, boolean>()
+  const revealMatchesMemo = (reveal: RevealedSignal, commitment: string) => {
+    const key = `${reveal.id}\u0000${commitment}\u0000${reveal.salt}\u0000${JSON.stringify(reveal.content)}`
+    let matches = checkedReveals.get(key)
+    if (matches === undefined) {
+      matches = revealMatches(reveal, commitment, sha256)
+      if (checkedReveals.size > 200_000) checkedReveals.clear()
+      checkedReveals.set(key, matches)
+    }
+    return matches
+  }
 
   async function append(trx: Transaction<DB>, entry: Omit<NewLedgerEntry, 'seq' | 'prevHash' | 'hash'>) {
     const head = await repo.head(trx)
@@ -122,8 +140,9 @@ export function createSignalsService(deps: {
           result: 'won' | 'lost' | 'push' | 'closed'
           profitUnits: number
           exitPrice: number | null
+          closingOdds?: number
         }
-      | { status: 'void'; reason: string },
+      | { status: 'void'; reason: string; afterStart: boolean },
   ): Promise<SignalView> {
     if (!isUuid(id)) throw notFound(signalMessages.notFound)
     const now = clock.now()
@@ -140,8 +159,13 @@ export function createSignalsService(deps: {
         at: now.toISOString(),
         data:
           outcome.status === 'void'
-            ? { reason: outcome.reason }
-            : { result: outcome.result, profitUnits: outcome.profitUnits },
+            ? { reason: outcome.reason, ...(outcome.afterStart ? { afterStart: true } : {}) }
+            : {
+                result: outcome.result,
+                profitUnits: outcome.profitUnits,
+                ...(outcome.exitPrice !== null ? { exitPrice: outcome.exitPrice } : {}),
+                ...(outcome.closingOdds !== undefined ? { closingOdds: outcome.closingOdds } : {}),
+              },
       })
       return closed
     })
@@ -221,6 +245,7 @@ export function createSignalsService(deps: {
             result: input.result,
             profitUnits: pickProfit(row.content, input.result),
             exitPrice: null,
+            ...(input.closingOdds !== undefined ? { closingOdds: input.closingOdds } : {}),
           }
         }
         if (input.exitPrice === undefined) throw badRequest(signalMessages.signalNeedsExit)
@@ -229,8 +254,18 @@ export function createSignalsService(deps: {
     },
 
     /** POST /signals/{id}/void: a mistake is corrected by voiding (with a reason) and publishing anew. */
-    void: (actor: { id: string }, id: string, reason: string) =>
-      close(actor, id, () => ({ status: 'void', reason })),
+    void: (actor: { id: string }, id: string, input: { reason: string; afterStart?: boolean }) =>
+      close(actor, id, (row, now) => {
+        // Voiding a sealed pick after its event started (or a signal after its expiry) could hide a
+        // loser: it needs the mark, which the void entry carries and the record counts apart.
+        const due = row.starts_at ?? row.expires_at
+        const late = due !== null && new Date(due) <= now
+        if (late && input.afterStart !== true)
+          throw badRequest(signalMessages.lateVoid, [
+            { field: 'afterStart', message: signalMessages.lateVoid },
+          ])
+        return { status: 'void', reason: input.reason, afterStart: late }
+      }),
 
     /**
      * Trading signals on the instruments the price feed covers settle by themselves: the target
@@ -304,32 +339,25 @@ export function createSignalsService(deps: {
 
     readerFor,
 
-    /** The record computed from the ledger's settlements, with the chain head. */
+    /**
+     * The record computed from the ledger's entries alone (and what they revealed, checked against
+     * the commitments): the same function `verify-record` runs on the downloaded entries.
+     */
     async record(since?: Date): Promise<SignalRecord> {
-      const [closed, open, head] = await Promise.all([repo.listClosed(since), repo.listOpen(50), repo.head()])
-      const computed = computeRecord(
-        closed.map((row) => ({
-          kind: row.kind,
-          category: row.category,
-          status: row.status as 'settled' | 'void',
-          result: row.result,
-          stake: row.stake,
-          profitUnits: row.profit_units,
-          closedAt: row.closed_at,
-          closedSeq: row.closed_seq,
+      const [rows, reveals] = await Promise.all([repo.allEntries(), repo.reveals()])
+      return computeRecordFigures({
+        entries: rows.map(toLedgerEntry),
+        revealed: reveals.map((row) => ({
+          id: row.id,
+          commitment: row.commitment,
+          content: row.content,
+          salt: row.salt,
         })),
-      )
-      const value: SignalRecord = {
-        ...computed,
-        latestSettled: closed
-          .slice(-10)
-          .reverse()
-          .map((row) => toSignalView(row, 'public')),
-        live: open.map((row) => toSignalView(row, 'public')),
-        head: head ? { seq: head.seq, hash: head.hash } : null,
+        sha256,
+        revealMatches: revealMatchesMemo,
+        asOf: recordAsOf(clock.now()),
         since: since ? since.toISOString() : null,
-      }
-      return value
+      })
     },
 
     /** Raised when the ledger moves (here or on another instance): the record is out of date. */
@@ -341,11 +369,22 @@ export function createSignalsService(deps: {
       return { entries: rows.map(toLedgerEntry), head: head ? { seq: head.seq, hash: head.hash } : null }
     },
 
-    /** GET /record/signals/{id}: public metadata and commitment; content and salt once closed. */
+    /** GET /record/signals/{id}: from its ledger entries; content and salt once closed and matching. */
     async publicSignal(id: string): Promise<SignalView> {
-      const row = isUuid(id) ? await repo.findById(id) : undefined
-      if (!row) throw notFound(signalMessages.notFound)
-      return toSignalView(row, 'public')
+      const entries = isUuid(id) ? (await repo.entriesOf(id)).map(toLedgerEntry) : []
+      const publish = entries.find((entry) => entry.type === 'publish')
+      if (!publish) throw notFound(signalMessages.notFound)
+      const close = entries.find((entry) => entry.type !== 'publish')
+      const reveal = close ? await repo.reveal(id) : undefined
+      const matches =
+        reveal !== undefined &&
+        sha256(commitmentPreimage(reveal.content, reveal.salt)) === (publish.data as PublishData).commitment
+      return publicViewOf({
+        id,
+        publish,
+        close,
+        ...(matches ? { content: reveal.content, salt: reveal.salt } : {}),
+      })
     },
   }
 }

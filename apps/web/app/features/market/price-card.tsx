@@ -41,7 +41,7 @@ function PriceRow({ price, pending }: { price: CryptoPrice; pending: boolean }) 
  * The live price card: loading, loaded and error states; a silent refresh every 30 seconds;
  * placeholder items when the first load fails; the static 'AI 95% Accuracy' tile.
  */
-function PriceCard() {
+function PriceCard({ aiAccuracy = site.figures.aiAccuracy }: { aiAccuracy?: string }) {
   const { status, data, error, reload } = useRemoteData(fetchMarketPrices, { refreshMs: PRICE_REFRESH_MS })
   const pending = status === 'loading' && !data
   // Before the first answer the rows keep their place (no layout shift); after a first failure they show zeros.
@@ -81,7 +81,9 @@ function PriceCard() {
         ) : null}
       </p>
       <div className="mt-4 flex items-center justify-between rounded-xl bg-emerald-400/10 px-4 py-3 ring-1 ring-emerald-400/30">
-        <p className="text-sm font-semibold text-emerald-200">AI {site.figures.aiAccuracy} Accuracy</p>
+        <p className="text-sm font-semibold text-emerald-200">
+          AI <span data-claim="aiAccuracy">{aiAccuracy}</span> Accuracy
+        </p>
         <p className="text-xs text-emerald-200/80">on tracked signals</p>
       </div>
     </section>

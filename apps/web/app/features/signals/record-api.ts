@@ -24,7 +24,23 @@ export async function fetchRecord(signal: AbortSignal): Promise<SignalRecord> {
   if (!response.ok) throw new Error(RECORD_FAILED)
   const body = (await response.json().catch(() => undefined)) as { data?: Partial<SignalRecord> } | undefined
   const data = body?.data
-  const lists = ['byKind', 'byCategory', 'byMonth', 'cumulative', 'latestSettled', 'live'] as const
-  if (!data?.overall || lists.some((key) => !Array.isArray(data[key]))) throw new Error(RECORD_FAILED)
+  const lists = [
+    'byKind',
+    'byCategory',
+    'byMonth',
+    'cumulative',
+    'latestSettled',
+    'live',
+    'overdueCommitments',
+    'lateVoids',
+  ] as const
+  if (
+    !data?.overall ||
+    !data.commitments ||
+    !data.picks ||
+    !data.trading ||
+    lists.some((key) => !Array.isArray(data[key]))
+  )
+    throw new Error(RECORD_FAILED)
   return data as SignalRecord
 }

@@ -12,6 +12,7 @@ import {
 } from '@edgeclub/shared'
 import { Card } from '../../components/ui/layout'
 import { recordLinks } from './record-api'
+import { CommitmentsSummary, PickBreakdownTable, PickFiguresList, TradeFiguresList } from './record-figures'
 import { StatsSummary, StatsTable } from './record-stats'
 import { SignalStatusBadge } from './signal-status'
 import { UnitsChart } from './units-chart'
@@ -90,6 +91,40 @@ export function RecordSections({ record }: { record: SignalRecord }) {
             label={(row) => KIND_PLURALS[row.kind]}
           />
         ) : null}
+      </section>
+
+      <section aria-labelledby="picks-heading" className="space-y-4">
+        <Heading id="picks-heading">Sports picks, as a bettor reads them</Heading>
+        <PickFiguresList figures={record.picks} />
+        {record.picks.byMarket.length > 0 ? (
+          <PickBreakdownTable
+            caption="Sports picks by market"
+            heading="Market"
+            rows={record.picks.byMarket}
+          />
+        ) : null}
+        {record.picks.byOddsBand.length > 0 ? (
+          <PickBreakdownTable
+            caption="Sports picks by odds band (decimal odds)"
+            heading="Odds"
+            rows={record.picks.byOddsBand}
+          />
+        ) : null}
+      </section>
+
+      <section aria-labelledby="trading-heading" className="space-y-4">
+        <Heading id="trading-heading">Trading signals</Heading>
+        <TradeFiguresList figures={record.trading} />
+      </section>
+
+      <section aria-labelledby="commitments-heading" className="space-y-4">
+        <Heading id="commitments-heading">Commitments</Heading>
+        <p className="text-sm text-slate-300">
+          Every pick is sealed before it plays. A commitment that fell due and was never revealed, or a pick
+          voided after its start, is counted here, so nothing can be published twice and only the winner
+          shown.
+        </p>
+        <CommitmentsSummary record={record} />
       </section>
 
       <section aria-labelledby="chart-heading" className="space-y-4">

@@ -140,3 +140,14 @@ export function readVoidReason(value: string): { ok: true; reason: string } | { 
     return { ok: false, error: parsed.error.issues[0]?.message ?? 'Say why the signal is void' }
   return { ok: true, reason: parsed.data.reason }
 }
+
+/** Optional closing odds typed at settlement: empty is none; otherwise decimal odds as the schema allows. */
+export function readClosingOdds(
+  value: string,
+): { ok: true; closingOdds: number | undefined } | { ok: false; error: string } {
+  if (value.trim() === '') return { ok: true, closingOdds: undefined }
+  const parsed = SettleSignalSchema.safeParse({ result: 'won', closingOdds: number(value) })
+  if (!parsed.success)
+    return { ok: false, error: parsed.error.issues[0]?.message ?? signalMessages.closingOdds }
+  return { ok: true, closingOdds: parsed.data.closingOdds }
+}

@@ -94,6 +94,9 @@ export function settleSignal(id: string, settlement: SettleSignal) {
   return act(`/signals/${encodeURIComponent(id)}/settle`, 'POST', SignalViewSchema, settlement)
 }
 
-export function voidSignal(id: string, reason: string) {
-  return act(`/signals/${encodeURIComponent(id)}/void`, 'POST', SignalViewSchema, { reason })
+export function voidSignal(id: string, reason: string, afterStart = false) {
+  return act(`/signals/${encodeURIComponent(id)}/void`, 'POST', SignalViewSchema, {
+    reason,
+    ...(afterStart ? { afterStart: true } : {}),
+  })
 }

@@ -16,6 +16,7 @@ import { Panel } from '../../components/ui/panel'
 import type { StreamStatus } from '../../lib/event-stream'
 import { useSubscriptionStatus } from '../../lib/subscription-status-api'
 import { useSession } from '../../lib/use-session'
+import { PickFiguresList, TradeFiguresList } from './record-figures'
 import { StatsSummary } from './record-stats'
 import { RecordWitness } from './record-witness'
 import { SignalCard } from './signal-card'
@@ -87,6 +88,18 @@ function OwnRecord({ since }: { since: string }) {
               </p>
             ) : null}
             <UnitsChart points={record.data.cumulative} title="Your cumulative units since joining" />
+            {record.data.picks.settled + record.data.picks.void > 0 ? (
+              <section aria-label="Your picks in detail" className="space-y-2">
+                <h3 className="font-semibold text-white">Picks in detail</h3>
+                <PickFiguresList figures={record.data.picks} />
+              </section>
+            ) : null}
+            {record.data.trading.settled + record.data.trading.void > 0 ? (
+              <section aria-label="Your trading signals in detail" className="space-y-2">
+                <h3 className="font-semibold text-white">Trading signals in detail</h3>
+                <TradeFiguresList figures={record.data.trading} />
+              </section>
+            ) : null}
           </div>
         )
       ) : null}

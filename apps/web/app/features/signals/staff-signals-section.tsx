@@ -15,7 +15,7 @@ import { Alert } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { PublishSignalForm } from './publish-signal-form'
 import { SignalCard } from './signal-card'
-import { readExitPrice, readVoidReason } from './signal-form'
+import { readClosingOdds, readExitPrice, readVoidReason } from './signal-form'
 import { settleSignal, useAdminSignals, voidSignal } from './signals-api'
 
 const RESULTS = [
@@ -29,7 +29,12 @@ function SignalActions({ signal, run }: { signal: SignalView; run: RunAction }) 
   const ids = useId()
   const [result, setResult] = useState<'' | 'won' | 'lost' | 'push'>('')
   const [exitPrice, setExitPrice] = useState('')
+  const [closingOdds, setClosingOdds] = useState('')
   const [reason, setReason] = useState('')
+  const [afterStart, setAfterStart] = useState(false)
+  // A pick whose event started (a signal past its expiry) is voided only with the late-void mark.
+  const due = signal.startsAt ?? signal.expiresAt
+  const started = due !== null && new Date(due).getTime() <= Date.now()
   const [error, setError] = useState<{ field: 'settle' | 'void'; text: string } | null>(null)
   const name = describeSignal(signal)?.title ?? `${KIND_LABELS[signal.kind]} ${signal.category}`
 
@@ -39,7 +44,20 @@ function SignalActions({ signal, run }: { signal: SignalView; run: RunAction }) 
         setError({ field: 'settle', text: 'Choose won, lost or push' })
         return false
       }
-      await run(async () => (await settleSignal(signal.id, { result })).message)
+      const closing = readClosingOdds(closingOdds)
+      if (!closing.ok) {
+        setError({ field: 'settle', text: closing.error })
+        return false
+      }
+      await run(
+        async () =>
+          (
+            await settleSignal(signal.id, {
+              result,
+              ...(closing.closingOdds !== undefined ? { closingOdds: closing.closingOdds } : {}),
+            })
+          ).message,
+      )
       return
     }
     const read = readExitPrice(exitPrice)
@@ -56,7 +74,14 @@ function SignalActions({ signal, run }: { signal: SignalView; run: RunAction }) 
       setError({ field: 'void', text: read.error })
       return false
     }
-    await run(async () => (await voidSignal(signal.id, read.reason)).message)
+    if (started && !afterStart) {
+      setError({
+        field: 'void',
+        text: 'It has started: tick "Void after the start" to void it as a late void, shown apart on the record',
+      })
+      return false
+    }
+    await run(async () => (await voidSignal(signal.id, read.reason, started && afterStart)).message)
   }
 
   const errorFor = (field: 'settle' | 'void') =>
@@ -103,6 +128,19 @@ function SignalActions({ signal, run }: { signal: SignalView; run: RunAction }) 
                 </option>
               ))}
             </select>
+            <label htmlFor={`${ids}-closing`} className="mb-1 mt-2 block text-xs text-amber-100">
+              Closing odds (decimal, optional)
+            </label>
+            <input
+              id={`${ids}-closing`}
+              className={`${smallInput} w-32`}
+              inputMode="decimal"
+              value={closingOdds}
+              onChange={(event) => {
+                setClosingOdds(event.target.value)
+                setError(null)
+              }}
+            />
           </div>
         ) : (
           <div>
@@ -149,6 +187,19 @@ function SignalActions({ signal, run }: { signal: SignalView; run: RunAction }) 
               setError(null)
             }}
           />
+          {started ? (
+            <label className="mt-2 flex items-center gap-2 text-xs text-amber-100">
+              <input
+                type="checkbox"
+                checked={afterStart}
+                onChange={(event) => {
+                  setAfterStart(event.target.checked)
+                  setError(null)
+                }}
+              />
+              Void after the start (the record shows it as a late void)
+            </label>
+          ) : null}
         </div>
         {errorFor('void')}
       </ConfirmButton>
