@@ -29,6 +29,9 @@ import { tipRoutes } from './modules/payments/tips/tips-routes'
 import { placesRoutes } from './modules/places/places-routes'
 import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
+import { createPushRepository, PUSH_CHANNEL } from './modules/push/push-repository'
+import { pushRoutes } from './modules/push/push-routes'
+import { resolveVapidKeys } from './modules/push/vapid-keys'
 import { STREAMS_CHANNEL } from './modules/signals/signal-stream'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
@@ -171,7 +174,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const clock = options.clock ?? systemClock
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, config.dataDir)
-  const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, log: app.log })
+  const vapid = await resolveVapidKeys({
+    configured: config.push.vapid,
+    database: database.kind,
+    dataDir: config.dataDir,
+    repo: createPushRepository(database.db),
+  })
+  const services = createServices({ config, database, jobs, mailer, clock, jwtSecret, vapid, log: app.log })
   await app.register(metricsPlugin, { config, database, liveStreams: () => services.signalStream.size() })
   // The configured Discord member role is a place from the start: what every plan granted before places.
   await services.places.ensureBuiltIn()
@@ -184,7 +193,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const stopListening = await database.listen(LEDGER_CHANNEL, () => {
     services.signals.recordChanged.invalidate()
     services.signalStream.wake()
+    jobs.wake('push.fanout')
   })
+  // Push notifications were queued (here or on another instance): this instance's senders start now.
+  const stopPushListening = await database.listen(PUSH_CHANNEL, () => jobs.wake('push.send'))
   services.signalStream.start()
   // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs),
   // and looks at that member's live streams again (signed out, disabled: closed at once).
@@ -201,6 +213,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await stopListening()
     await stopAuthListening()
     await stopStreamsListening()
+    await stopPushListening()
   })
   if (config.admin) {
     const outcome = await ensureAdmin(
@@ -258,6 +271,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(placesRoutes, { places: services.places })
       await api.register(signalRoutes, { signals: services.signals, stream: services.signalStream })
       await api.register(recordRoutes, { signals: services.signals })
+      await api.register(pushRoutes, { push: services.push })
       await api.register(adminRoutes, {
         admin: services.admin,
         accounts: services.accounts,

@@ -15,6 +15,7 @@ import * as mailDeliveries from './migrations/2026-11-26-03-mail-deliveries'
 import * as discordPkce from './migrations/2026-11-26-04-discord-pkce'
 import * as broadcasts from './migrations/2026-11-26-05-broadcasts'
 import * as placesAndTelegram from './migrations/2026-11-26-06-places-and-telegram'
+import * as push from './migrations/2026-11-26-09-push'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-04-discord-pkce': discordPkce,
   '2026-11-26-05-broadcasts': broadcasts,
   '2026-11-26-06-places-and-telegram': placesAndTelegram,
+  '2026-11-26-09-push': push,
 }
 
 /**

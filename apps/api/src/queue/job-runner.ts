@@ -121,6 +121,11 @@ export interface Jobs {
     handler: (data: JobData[Q], job: JobContext) => Promise<void>,
   ): Promise<void>
   schedule(queue: QueueName, cron: string): Promise<void>
+  /**
+   * Makes this instance's workers of `queue` look for jobs now instead of at their next poll (a NOTIFY
+   * heard from the instance that queued them: pushes leave within a second, not a polling interval).
+   */
+  wake(queue: QueueName): void
   /** Jobs of a queue that are waiting or running (operators, tests and benchmarks read it). */
   pending(queue: QueueName): Promise<number>
   stop(): Promise<void>
@@ -252,6 +257,8 @@ export async function startJobs(
   }
 
   const stopping = { value: false }
+  /** Each queue's workers on this instance (wake). */
+  const workerIds = new Map<string, string[]>()
 
   return {
     async enqueue(queue, data, enqueueOptions = {}) {
@@ -337,6 +344,12 @@ export async function startJobs(
           if (jobs.length > 0 && workerId && !stopping.value) boss.notifyWorker(workerId)
         },
       )
+      workerIds.set(queue, [...(workerIds.get(queue) ?? []), workerId])
+    },
+
+    wake(queue) {
+      if (stopping.value) return
+      for (const id of workerIds.get(queue) ?? []) boss.notifyWorker(id)
     },
 
     schedule: (queue, cron) => boss.schedule(queue, cron, { key: null, body: {} }),
