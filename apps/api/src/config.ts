@@ -178,6 +178,7 @@ const EnvSchema = z.object({
       .optional(),
   ),
   PUSH_SERVICE_ORIGINS: optionalString,
+  PUSH_STANDIN_URL: optionalUrl,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -324,6 +325,11 @@ export interface Config {
     vapid: { publicKey: string; privateKey: string } | undefined
     subject: string
     serviceOrigins: string[]
+    /**
+     * Outside production, a push service the dashboard subscribes at instead of the browser's own
+     * (the emulator's, offline, where the browser's cannot be reached); its origin is sent to too.
+     */
+    standInUrl: string | undefined
     timeoutMs: number
   }
 }
@@ -383,6 +389,8 @@ export function loadConfig(
     problems.push(
       'TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET must be set together (the bot runs in webhook mode; Telegram sends the secret with every update)',
     )
+  if (e.NODE_ENV === 'production' && e.PUSH_STANDIN_URL)
+    problems.push('PUSH_STANDIN_URL must not be set in production')
   if (Boolean(e.VAPID_PUBLIC_KEY) !== Boolean(e.VAPID_PRIVATE_KEY))
     problems.push('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY must be set together')
   const pushServiceOrigins = (e.PUSH_SERVICE_ORIGINS ?? '')
@@ -489,7 +497,11 @@ export function loadConfig(
           : undefined,
       subject:
         e.VAPID_SUBJECT ?? `mailto:${e.ADMIN_EMAIL ?? addressOf(e.MAIL_FROM ?? 'no-reply@edgeclub.io')}`,
-      serviceOrigins: pushServiceOrigins.map((origin) => new URL(origin).origin),
+      serviceOrigins: [
+        ...pushServiceOrigins.map((origin) => new URL(origin).origin),
+        ...(e.PUSH_STANDIN_URL ? [new URL(e.PUSH_STANDIN_URL).origin] : []),
+      ],
+      standInUrl: e.PUSH_STANDIN_URL?.replace(/\/$/, ''),
       timeoutMs: 10_000,
     },
     metrics: {

@@ -39,9 +39,7 @@ describe('web push notifications', () => {
     as(t.app, token, { method, url: `${API}${url}`, payload })
 
   /** A member with a year of access (or none), notifications on in one browser. */
-  async function memberWithDevice(
-    options: { access?: boolean; preferences?: object } = {},
-  ): Promise<Device> {
+  async function memberWithDevice(options: { access?: boolean; preferences?: object } = {}): Promise<Device> {
     const member = await register(t.app)
     if (options.access !== false) {
       const granted = await call(admin.accessToken, 'POST', `/admin/users/${member.user.id}/grant`, {
@@ -143,7 +141,11 @@ describe('web push notifications', () => {
     expect((await call(member.member.accessToken, 'GET', '/push/preferences')).json().data.devices).toBe(1)
 
     await publish()
-    await eventually(async () => pushesTo(member).length, (count) => count === 1, 20_000)
+    await eventually(
+      async () => pushesTo(member).length,
+      (count) => count === 1,
+      20_000,
+    )
     await drained()
     expect(pushesTo(outsider)).toHaveLength(0)
   })
@@ -155,17 +157,32 @@ describe('web push notifications', () => {
     expect(saved.json().data).toEqual({ kinds: ['picks'], sports: ['NBA'], devices: 1 })
 
     const nfl = await publish()
-    await eventually(async () => pushesTo(everything).length, (count) => count === 1, 20_000)
+    await eventually(
+      async () => pushesTo(everything).length,
+      (count) => count === 1,
+      20_000,
+    )
     await drained()
     expect(pushesTo(nbaOnly)).toHaveLength(0)
 
     // The result of the NFL pick: to the member who asked for results.
-    const voided = await call(admin.accessToken, 'POST', `/signals/${nfl.id}/void`, { reason: 'Posted twice' })
+    const voided = await call(admin.accessToken, 'POST', `/signals/${nfl.id}/void`, {
+      reason: 'Posted twice',
+    })
     expect(voided.statusCode, voided.body).toBe(200)
-    await eventually(async () => pushesTo(everything).length, (count) => count === 2, 20_000)
+    await eventually(
+      async () => pushesTo(everything).length,
+      (count) => count === 2,
+      20_000,
+    )
     await drained()
     const result = opened(everything, 1)
-    expect(result).toMatchObject({ type: 'void', signalId: nfl.id, title: 'Result', commitment: nfl.commitment })
+    expect(result).toMatchObject({
+      type: 'void',
+      signalId: nfl.id,
+      title: 'Result',
+      commitment: nfl.commitment,
+    })
     expect(pushesTo(nbaOnly)).toHaveLength(0)
 
     // Choices are the member's: turning results on (and all sports) applies to their device.
@@ -174,11 +191,18 @@ describe('web push notifications', () => {
       sports: [],
     })
     expect(changed.json().data).toEqual({ kinds: ['picks', 'results'], sports: [], devices: 1 })
-    const invalid = await call(nbaOnly.member.accessToken, 'PUT', '/push/preferences', { kinds: [], sports: [] })
+    const invalid = await call(nbaOnly.member.accessToken, 'PUT', '/push/preferences', {
+      kinds: [],
+      sports: [],
+    })
     expect(invalid.statusCode).toBe(400)
     expect(invalid.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
     await publish()
-    await eventually(async () => pushesTo(nbaOnly).length, (count) => count === 1, 20_000)
+    await eventually(
+      async () => pushesTo(nbaOnly).length,
+      (count) => count === 1,
+      20_000,
+    )
   })
 
   it('a subscription the push service reports gone (410) is removed and not sent to again', async () => {
@@ -187,7 +211,11 @@ describe('web push notifications', () => {
     emulator.push.markGone(leaving.id)
 
     await publish()
-    await eventually(async () => pushesTo(staying).length, (count) => count === 1, 20_000)
+    await eventually(
+      async () => pushesTo(staying).length,
+      (count) => count === 1,
+      20_000,
+    )
     await drained()
     await eventually(
       async () => (await call(leaving.member.accessToken, 'GET', '/push/preferences')).json().data.devices,
@@ -203,7 +231,11 @@ describe('web push notifications', () => {
     expect(emulator.push.counts().rejected).toBe(1)
 
     await publish()
-    await eventually(async () => pushesTo(staying).length, (count) => count === 2, 20_000)
+    await eventually(
+      async () => pushesTo(staying).length,
+      (count) => count === 2,
+      20_000,
+    )
     await drained()
     // Nothing more was tried on the gone subscription.
     expect(emulator.push.counts().rejected).toBe(1)
@@ -213,7 +245,11 @@ describe('web push notifications', () => {
     const ending = await memberWithDevice()
     const staying = await memberWithDevice()
     await publish()
-    await eventually(async () => pushesTo(ending).length, (count) => count === 1, 20_000)
+    await eventually(
+      async () => pushesTo(ending).length,
+      (count) => count === 1,
+      20_000,
+    )
     await drained()
 
     // Access ends (the period is over), notifications still on in the browser.
@@ -223,7 +259,11 @@ describe('web push notifications', () => {
       .where('user_id', '=', ending.member.user.id)
       .execute()
     await publish()
-    await eventually(async () => pushesTo(staying).length, (count) => count === 2, 20_000)
+    await eventually(
+      async () => pushesTo(staying).length,
+      (count) => count === 2,
+      20_000,
+    )
     await drained()
     expect(pushesTo(ending)).toHaveLength(1)
   })
@@ -233,7 +273,11 @@ describe('web push notifications', () => {
     emulator.push.fail(429, 1, 1)
     emulator.push.fail(503, 1)
     await publish()
-    await eventually(async () => pushesTo(device).length, (count) => count === 1, 30_000)
+    await eventually(
+      async () => pushesTo(device).length,
+      (count) => count === 1,
+      30_000,
+    )
     await drained()
     expect(pushesTo(device)).toHaveLength(1)
     expect(emulator.push.counts().accepted).toBe(1)
@@ -243,7 +287,9 @@ describe('web push notifications', () => {
   it('turning notifications off for a browser stops them; another member cannot turn off mine', async () => {
     const device = await memberWithDevice()
     const other = await register(t.app)
-    const foreign = await call(other.accessToken, 'DELETE', '/push/subscriptions', { endpoint: device.endpoint })
+    const foreign = await call(other.accessToken, 'DELETE', '/push/subscriptions', {
+      endpoint: device.endpoint,
+    })
     expect(foreign.statusCode).toBe(404)
     const off = await call(device.member.accessToken, 'DELETE', '/push/subscriptions', {
       endpoint: device.endpoint,
@@ -252,7 +298,11 @@ describe('web push notifications', () => {
     expect(off.json().data.devices).toBe(0)
     const witness = await memberWithDevice()
     await publish()
-    await eventually(async () => pushesTo(witness).length, (count) => count === 1, 20_000)
+    await eventually(
+      async () => pushesTo(witness).length,
+      (count) => count === 1,
+      20_000,
+    )
     await drained()
     expect(pushesTo(device)).toHaveLength(0)
   })

@@ -35,7 +35,8 @@ export function newSubscriber(): Subscriber {
       const plain = Buffer.concat([decipher.update(record.subarray(0, record.length - 16)), decipher.final()])
       // The last record's delimiter (2) after the content, then zero padding.
       const end = plain.lastIndexOf(2)
-      if (end < 0 || plain.subarray(end + 1).some((byte) => byte !== 0)) throw new Error('no last-record delimiter')
+      if (end < 0 || plain.subarray(end + 1).some((byte) => byte !== 0))
+        throw new Error('no last-record delimiter')
       return plain.subarray(0, end).toString('utf8')
     },
   }

@@ -170,9 +170,42 @@ export function mountPushService(router: Router, origin: () => string): PushServ
     sendJson(res, 201, {}, { location: `${origin()}/push/messages/${push.id}` })
   })
 
+  // What a browser's PushManager.subscribe() does with its push service, for a page on another origin
+  // (the dashboard, configured with PUSH_STANDIN_URL): a new subscription for that server key. This
+  // service holds the subscriber's keys, so the demo can read what arrives.
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'POST',
+    'access-control-allow-headers': 'content-type',
+  }
+  router.on('OPTIONS', '/push/subscribe', ({ res }) => {
+    res.writeHead(204, cors)
+    res.end()
+  })
+  router.on('POST', '/push/subscribe', ({ res, rawBody }) => {
+    let body: { applicationServerKey?: unknown; label?: unknown } = {}
+    try {
+      body = JSON.parse(rawBody.toString('utf8') || '{}')
+    } catch {
+      return sendJson(res, 400, { error: 'the body is not JSON' }, cors)
+    }
+    if (
+      typeof body.applicationServerKey !== 'string' ||
+      !/^[A-Za-z0-9_-]{86,88}$/.test(body.applicationServerKey)
+    )
+      return sendJson(res, 400, { error: 'applicationServerKey must be a base64url P-256 public key' }, cors)
+    const record = control.subscribe({
+      applicationServerKey: body.applicationServerKey,
+      label: typeof body.label === 'string' ? body.label.slice(0, 80) : undefined,
+    })
+    sendJson(res, 201, { id: record.id, endpoint: record.endpoint, keys: record.keys }, cors)
+  })
+
   // Controls for tests, benchmarks and the demo.
   router.on('POST', '/_control/push/subscriptions', ({ res, rawBody }) => {
-    const body = rawBody.length ? (JSON.parse(rawBody.toString('utf8')) as Parameters<typeof control.subscribe>[0]) : {}
+    const body = rawBody.length
+      ? (JSON.parse(rawBody.toString('utf8')) as Parameters<typeof control.subscribe>[0])
+      : {}
     const record = control.subscribe(body)
     sendJson(res, 200, record)
   })

@@ -96,8 +96,7 @@ export function checkVapid(header: string | undefined, audience: string, nowSeco
   )
   if (!signed) return { ok: false, reason: 'JWT signature does not verify with k=' }
   if (claims.aud !== audience) return { ok: false, reason: `JWT aud ${claims.aud} is not ${audience}` }
-  if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds)
-    return { ok: false, reason: 'JWT expired' }
+  if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) return { ok: false, reason: 'JWT expired' }
   if (claims.exp > nowSeconds + 24 * 3600) return { ok: false, reason: 'JWT exp more than 24 hours ahead' }
   if (typeof claims.sub !== 'string' || !/^(mailto:|https:)/.test(claims.sub))
     return { ok: false, reason: 'JWT sub is not a mailto: or https: contact' }
@@ -107,7 +106,10 @@ export function checkVapid(header: string | undefined, audience: string, nowSeco
 const hmac = (key: Buffer, data: Buffer) => createHmac('sha256', key).update(data).digest()
 
 /** The payload of one aes128gcm message (one record, as push messages are) for the subscriber's keys. */
-export function decryptAes128gcm(message: Buffer, keys: Pick<SubscriberKeys, 'p256dh' | 'auth' | 'privateKey'>) {
+export function decryptAes128gcm(
+  message: Buffer,
+  keys: Pick<SubscriberKeys, 'p256dh' | 'auth' | 'privateKey'>,
+) {
   const salt = message.subarray(0, 16)
   const idLength = message[20]!
   const senderPublic = message.subarray(21, 21 + idLength)
@@ -126,7 +128,10 @@ export function decryptAes128gcm(message: Buffer, keys: Pick<SubscriberKeys, 'p2
   const nonce = hmac(prk, Buffer.from('Content-Encoding: nonce\0\x01')).subarray(0, 12)
   const decipher = createDecipheriv('aes-128-gcm', cek, nonce)
   decipher.setAuthTag(cipherText.subarray(cipherText.length - 16))
-  const padded = Buffer.concat([decipher.update(cipherText.subarray(0, cipherText.length - 16)), decipher.final()])
+  const padded = Buffer.concat([
+    decipher.update(cipherText.subarray(0, cipherText.length - 16)),
+    decipher.final(),
+  ])
   // The last record ends with the delimiter 2, then zero padding.
   let end = padded.length - 1
   while (end >= 0 && padded[end] === 0) end -= 1
