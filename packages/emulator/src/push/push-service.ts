@@ -65,7 +65,8 @@ const MAX_BODY = 4096
 
 export function mountPushService(router: Router, origin: () => string): PushServiceControl {
   const subscriptions = new Map<string, PushSubscriptionRecord>()
-  let kept: ReceivedPush[] = []
+  /** Kept pushes in arrival order, by subscription and topic (a push without a topic by its id). */
+  const kept = new Map<string, ReceivedPush>()
   const faults: { status: number; retryAfter?: number }[] = []
   let nextId = 1
   const counts = { accepted: 0, replaced: 0, rejected: 0 }
@@ -98,10 +99,12 @@ export function mountPushService(router: Router, origin: () => string): PushServ
       latencyMs = ms
     },
     messages: (subscriptionId) =>
-      subscriptionId ? kept.filter((push) => push.subscriptionId === subscriptionId) : [...kept],
+      subscriptionId
+        ? [...kept.values()].filter((push) => push.subscriptionId === subscriptionId)
+        : [...kept.values()],
     counts: () => ({ ...counts }),
     clear() {
-      kept = []
+      kept.clear()
       faults.length = 0
       counts.accepted = 0
       counts.replaced = 0
@@ -161,12 +164,9 @@ export function mountPushService(router: Router, origin: () => string): PushServ
       payload,
     }
     counts.accepted += 1
-    if (topic !== null) {
-      const before = kept.length
-      kept = kept.filter((other) => !(other.subscriptionId === record.id && other.topic === topic))
-      counts.replaced += before - kept.length
-    }
-    kept.push(push)
+    const slot = topic === null ? `#${push.id}` : `${record.id}\n${topic}`
+    if (kept.delete(slot)) counts.replaced += 1
+    kept.set(slot, push)
     sendJson(res, 201, {}, { location: `${origin()}/push/messages/${push.id}` })
   })
 
@@ -238,7 +238,7 @@ export function mountPushService(router: Router, origin: () => string): PushServ
 
   // What a person sees: the notifications that arrived, newest first, as a device would show them.
   router.on('GET', '/push', ({ res }) => {
-    const rows = [...kept]
+    const rows = [...kept.values()]
       .reverse()
       .slice(0, 200)
       .map((push) => {
