@@ -114,7 +114,8 @@ export async function measurePushDelivery({
         },
         body: JSON.stringify(body),
       })
-      if (response.status !== 201) throw new Error(`publishing answered ${response.status}: ${await response.text()}`)
+      if (response.status !== 201)
+        throw new Error(`publishing answered ${response.status}: ${await response.text()}`)
       return sentAt
     }
     // Unmeasured: a trading signal (the subscriptions want picks only) warms the fan-out path.
@@ -173,14 +174,21 @@ export async function measurePushDelivery({
         endpoints: devices.map((device) => device.endpoint),
         keys,
         vapid: { ...vapid, subject: 'mailto:bench@edgeclub.test' },
-        payload: JSON.stringify({ title: 'New pick · NBA · Bench vs Baseline', body: 'Bench · 1u · 1.90'.repeat(8) }),
+        payload: JSON.stringify({
+          title: 'New pick · NBA · Bench vs Baseline',
+          body: 'Bench · 1u · 1.90'.repeat(8),
+        }),
         concurrency: 64,
       }),
     )
-    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'bench/lib/bare-push.ts', jobFile], {
-      cwd: root,
-      maxBuffer: 1 << 20,
-    })
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', 'bench/lib/bare-push.ts', jobFile],
+      {
+        cwd: root,
+        maxBuffer: 1 << 20,
+      },
+    )
     await fs.rm(dir, { recursive: true, force: true })
     const bare = JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; sent: number; failed: number }
     const bareRate = bare.sent / (bare.ms / 1000)

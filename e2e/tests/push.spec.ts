@@ -56,7 +56,9 @@ test('a member turns notifications on in Settings and the service worker shows t
   await expect(panel.getByText('Notifications are off for this device.')).toBeVisible()
   await panel.getByRole('checkbox', { name: 'NBA' }).check()
   await panel.getByRole('button', { name: 'Turn on notifications' }).click()
-  await expect(panel.getByText('Notifications are on for this device.').first()).toBeVisible({ timeout: 15_000 })
+  await expect(panel.getByText('Notifications are on for this device.').first()).toBeVisible({
+    timeout: 15_000,
+  })
 
   const scope = `${new URL(baseURL!).origin}/dashboard`
   await expect.poll(() => registrations.get(scope) ?? registrations.get(`${scope}/`)).toBeTruthy()
@@ -126,6 +128,8 @@ test('public pages carry no manifest and register no service worker', async ({ p
   await expect(page.getByText('Bet and trade with an AI-driven edge').first()).toBeVisible()
   await page.waitForLoadState('networkidle')
   expect(await page.locator('link[rel="manifest"]').count()).toBe(0)
-  expect(await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((all) => all.length))).toBe(0)
+  expect(
+    await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((all) => all.length)),
+  ).toBe(0)
   expect(workerScripts).toEqual([])
 })

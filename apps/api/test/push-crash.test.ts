@@ -79,7 +79,12 @@ describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications'
         `insert into push_subscriptions (user_id, endpoint, p256dh, auth, kinds, sports)
          select u, e, $3, $4, '["picks","signals","results"]'::jsonb, '[]'::jsonb
          from unnest($1::uuid[], $2::text[]) as t(u, e)`,
-        [users.map((user) => user.id), devices.map((device) => device.endpoint), subscriber.p256dh, subscriber.auth],
+        [
+          users.map((user) => user.id),
+          devices.map((device) => device.endpoint),
+          subscriber.p256dh,
+          subscriber.auth,
+        ],
       )
 
       const login = await fetch(`${server.origin}/discord/api/auth/login`, {
@@ -134,7 +139,22 @@ describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications'
         },
         (state) => state.notified === SUBSCRIBERS && state.pending === 0,
         240_000,
-      )
+      ).catch(async (error: unknown) => {
+        // What became of the jobs of the members left without it.
+        const notified = new Set(emulator.push.messages().map((push) => push.subscriptionId))
+        const missing = devices.filter((device) => !notified.has(device.id)).map((device) => device.endpoint)
+        const { rows } = await db.query(
+          `select j.state, j.retry_count, j.output, e.key is not null as done
+           from push_subscriptions s
+           left join pgboss.job j on j.name = 'push.send' and j.data->'body'->>'subscriptionId' = s.id::text
+           left join job_effects e on e.key = 'push.send:' || (j.data->>'key')
+           where s.endpoint = any($1::text[])`,
+          [missing],
+        )
+        console.info(JSON.stringify({ counts: emulator.push.counts(), missing: rows }, null, 1))
+        console.info(server.output().slice(-4000))
+        throw error
+      })
       await new Promise((resolve) => setTimeout(resolve, 2_000))
 
       const counts = emulator.push.counts()
