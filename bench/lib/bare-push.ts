@@ -5,7 +5,7 @@ import { createPushClient } from '../../apps/api/src/integrations/webpush/push-c
  * The bare baseline of push delivery: the app's own push client (web-push's encryption and VAPID
  * signature, fetch) sending one payload to each endpoint with the same concurrency as the app's
  * sender, and nothing else — no database, no queue, no access checks. Run as a process of its own:
- * `node --import tsx bench/lib/bare-push.ts <job.json>`; prints `{ ms, sent, failed }`.
+ * `node --import tsx bench/lib/bare-push.ts <job.json>`; prints `{ ms, cpuMs, sent, failed }`.
  */
 interface Job {
   endpoints: string[]
@@ -21,6 +21,7 @@ let next = 0
 let sent = 0
 let failed = 0
 const started = performance.now()
+const cpuBefore = process.cpuUsage()
 await Promise.all(
   Array.from({ length: job.concurrency }, async () => {
     while (next < job.endpoints.length) {
@@ -35,4 +36,7 @@ await Promise.all(
     }
   }),
 )
-process.stdout.write(`${JSON.stringify({ ms: performance.now() - started, sent, failed })}\n`)
+const cpu = process.cpuUsage(cpuBefore)
+process.stdout.write(
+  `${JSON.stringify({ ms: performance.now() - started, cpuMs: Math.round((cpu.user + cpu.system) / 1000), sent, failed })}\n`,
+)

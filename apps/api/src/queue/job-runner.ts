@@ -221,14 +221,20 @@ export async function startJobs(
   // An effect is a queue's: the same business key on two queues (a refund's Discord sync and its Stripe
   // cancellation) names two effects, each done once.
   const effectOf = (queue: string, key: string) => `${queue}:${key}`
-  const isDone = async (queue: string, key: string) =>
-    Boolean(
-      await db
-        .selectFrom('job_effects')
-        .select('key')
-        .where('key', '=', effectOf(queue, key))
-        .executeTakeFirst(),
-    )
+  /** The keys of `keys` whose effects are done: one query for a whole fetched batch. */
+  const doneAmong = async (queue: string, keys: string[]): Promise<Set<string>> => {
+    if (keys.length === 0) return new Set()
+    const rows = await db
+      .selectFrom('job_effects')
+      .select('key')
+      .where(
+        'key',
+        'in',
+        keys.map((key) => effectOf(queue, key)),
+      )
+      .execute()
+    return new Set(rows.map((row) => row.key))
+  }
   const markDone = (queue: string, key: string) =>
     db
       .insertInto('job_effects')
@@ -289,9 +295,9 @@ export async function startJobs(
       const policy = policies[queue]
       let workerId: string | undefined
 
-      const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>) => {
+      const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>, done: Set<string>) => {
         const { key, body } = job.data
-        if (key && (await isDone(queue, key))) return
+        if (key && done.has(effectOf(queue, key))) return
         await handler(body, {
           id: job.id,
           key,
@@ -310,12 +316,27 @@ export async function startJobs(
         },
         async (jobs) => {
           const done: string[] = []
+          // Effects already done (a job run again after its completion was lost), asked once per batch.
+          let effectsDone: Set<string>
+          try {
+            effectsDone = await doneAmong(
+              queue,
+              jobs.map((job) => job.data.key).filter((key): key is string => Boolean(key)),
+            )
+          } catch (error) {
+            log.warn(
+              { queue, reason: reason(error) },
+              'could not read done effects; the batch waits for its retry',
+            )
+            await Promise.all(jobs.map((job) => recordFailure(queue, job, error).catch(() => {})))
+            return
+          }
           let next = 0
           const lane = async () => {
             while (next < jobs.length) {
               const job = jobs[next++]!
               try {
-                await runOne(job)
+                await runOne(job, effectsDone)
                 done.push(job.id)
               } catch (error) {
                 log.warn(

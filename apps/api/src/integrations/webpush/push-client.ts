@@ -38,18 +38,41 @@ export interface PushClient {
   ): Promise<PushOutcome>
 }
 
+/** A VAPID JWT is valid for 12 hours; one is signed per push service and reused for an hour. */
+const VAPID_TOKEN_SECONDS = 12 * 3600
+const VAPID_REUSE_MS = 3600_000
+
 export function createPushClient(vapid: VapidKeys, options: { timeoutMs: number }): PushClient {
-  // Validates the keys and the subject once, at start, rather than on the first send.
-  webpush.setVapidDetails(vapid.subject, vapid.publicKey, vapid.privateKey)
+  /** The Authorization header per push service origin (the JWT's audience), signed once an hour. */
+  const authorization = new Map<string, { header: string; until: number }>()
+  const authorizationFor = (endpoint: string) => {
+    const audience = new URL(endpoint).origin
+    const now = Date.now()
+    const cached = authorization.get(audience)
+    if (cached && cached.until > now) return cached.header
+    const { Authorization } = webpush.getVapidHeaders(
+      audience,
+      vapid.subject,
+      vapid.publicKey,
+      vapid.privateKey,
+      'aes128gcm',
+      Math.floor(now / 1000) + VAPID_TOKEN_SECONDS,
+    )
+    authorization.set(audience, { header: Authorization, until: now + VAPID_REUSE_MS })
+    return Authorization
+  }
+  // Checks the keys and the subject once, at start, rather than on the first send.
+  authorizationFor('https://fcm.googleapis.com')
   return {
     publicKey: vapid.publicKey,
     async send(target, payload, { topic, ttlSeconds, urgency }) {
+      // Encrypted for the subscriber by web-push; signed with the cached VAPID header (no per-push JWT).
       const details = webpush.generateRequestDetails(target, payload, {
-        vapidDetails: vapid,
         TTL: ttlSeconds,
         urgency,
         topic,
         contentEncoding: 'aes128gcm',
+        headers: { Authorization: authorizationFor(target.endpoint) },
       })
       let response: Response
       try {

@@ -117,15 +117,16 @@ export function createPushRepository(db: Kysely<DB>) {
       await sql`select pg_notify(${PUSH_CHANNEL}, '')`.execute(trx)
     },
 
-    /** A subscription with its member's state at send time. */
-    findForSend(id: string) {
+    /** Subscriptions with their members' state at send time. */
+    findForSend(ids: readonly string[]) {
+      if (ids.length === 0) return Promise.resolve([])
       return db
         .selectFrom('push_subscriptions')
         .innerJoin('users', 'users.id', 'push_subscriptions.user_id')
         .selectAll('push_subscriptions')
         .select('users.disabled_at')
-        .where('push_subscriptions.id', '=', id)
-        .executeTakeFirst()
+        .where('push_subscriptions.id', 'in', ids)
+        .execute()
     },
 
     /** The stored VAPID key pair, made now under an advisory lock if no instance made it before. */

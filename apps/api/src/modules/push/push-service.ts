@@ -50,24 +50,24 @@ function wants(preferences: { kinds: string[]; sports: string[] }, entry: Pushab
 }
 
 /**
- * Collects the members asked about in the same turn of the event loop and asks the access rule about
- * all of them at once: a batch of sends costs one question, and each answer is as of its send.
+ * Collects the ids asked about in the same turn of the event loop and reads them all at once: the
+ * sends running together cost one question, and each answer is as of its send.
  */
-function batched(
-  categoriesFor: (userIds: readonly string[]) => Promise<Map<string, 'all' | string[]>>,
-): (userId: string) => Promise<'all' | string[] | undefined> {
-  let pending: { ids: Set<string>; answer: Promise<Map<string, 'all' | string[]>> } | null = null
-  return (userId) => {
+function batched<V>(
+  read: (ids: readonly string[]) => Promise<Map<string, V>>,
+): (id: string) => Promise<V | undefined> {
+  let pending: { ids: Set<string>; answer: Promise<Map<string, V>> } | null = null
+  return (id) => {
     if (!pending) {
       const ids = new Set<string>()
       const answer = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
         pending = null
-        return categoriesFor([...ids])
+        return read([...ids])
       })
       pending = { ids, answer }
     }
-    pending.ids.add(userId)
-    return pending.answer.then((granted) => granted.get(userId))
+    pending.ids.add(id)
+    return pending.answer.then((found) => found.get(id))
   }
 }
 
@@ -92,6 +92,10 @@ export function createPushService(deps: {
 }) {
   const { repo } = deps
   const accessOf = batched(deps.categoriesFor)
+  const subscriptionOf = batched(async (ids) => {
+    const rows = await repo.findForSend(ids)
+    return new Map(rows.map((row) => [row.id, row]))
+  })
 
   function allowedEndpoint(endpoint: string): boolean {
     if (!URL.canParse(endpoint)) return false
@@ -236,7 +240,7 @@ export function createPushService(deps: {
      * A refusal that a retry would repeat is logged and dropped; anything else throws (retried).
      */
     async send(seq: number, subscriptionId: string): Promise<'sent' | 'skipped' | 'gone' | 'rejected'> {
-      const [subscription, loaded] = await Promise.all([repo.findForSend(subscriptionId), payloadOf(seq)])
+      const [subscription, loaded] = await Promise.all([subscriptionOf(subscriptionId), payloadOf(seq)])
       if (!subscription || !loaded || subscription.disabled_at) return 'skipped'
       const { entry, payload } = loaded
       if (!wants(subscription, entry)) return 'skipped'
