@@ -153,15 +153,18 @@ export async function measurePushDelivery({
     while (seen < count && performance.now() < deadline) {
       await sleep(20)
       const now = performance.now() - sentAt
-      const accepted = emulator.push.counts().accepted
-      if (accepted > 0 && firstAt === null) firstAt = now
-      for (let i = seen; i < accepted; i++) arrivals.push(now)
-      seen = accepted
+      // Subscriptions holding it (a repeat under the same topic replaces, and is not counted twice).
+      const counts = emulator.push.counts()
+      const holding = counts.accepted - counts.replaced
+      if (holding > 0 && firstAt === null) firstAt = now
+      for (let i = seen; i < holding; i++) arrivals.push(now)
+      seen = holding
     }
     const serverCpuMs = (await cpuMs(app.pid)) - cpuBefore
     const lastMs = arrivals.at(-1) ?? Number.NaN
     const rate = seen / (lastMs / 1000)
     const kept = emulator.push.messages().length
+    const repeated = emulator.push.counts().replaced
 
     // The bare baseline: the same number of pushes from the push client alone.
     log(`push: bare sender, ${count} pushes`)
@@ -202,11 +205,11 @@ export async function measurePushDelivery({
       figure('delivery.push.rate', `web push, ${count} subscriptions, one instance`, round(rate), {
         unit: 'notifications/s',
         goal: atLeast(500),
-        note: `publish → last of ${seen} accepted in ${round(lastMs / 1000, 1)} s (first after ${round((firstAt ?? Number.NaN) / 1000, 2)} s; p50 ${round(percentile(arrivals, 50) / 1000, 2)} s, p99 ${round(percentile(arrivals, 99) / 1000, 2)} s); server CPU ${serverCpuMs} ms (${round(serverCpuMs / seen, 2)} ms a push); bare sender beside it ${round(bareRate)} notifications/s (${round(rate / bareRate, 2)}× bare), ${bare.cpuMs} ms CPU (${round(bare.cpuMs / Math.max(1, bare.sent), 2)} ms a push)`,
+        note: `publish → last of ${seen} subscriptions notified in ${round(lastMs / 1000, 1)} s (first after ${round((firstAt ?? Number.NaN) / 1000, 2)} s; p50 ${round(percentile(arrivals, 50) / 1000, 2)} s, p99 ${round(percentile(arrivals, 99) / 1000, 2)} s); server CPU ${serverCpuMs} ms (${round(serverCpuMs / seen, 2)} ms a push); bare sender beside it ${round(bareRate)} notifications/s (${round(rate / bareRate, 2)}× bare), ${bare.cpuMs} ms CPU (${round(bare.cpuMs / Math.max(1, bare.sent), 2)} ms a push)`,
       }),
       figure('delivery.push.received', 'subscriptions holding the notification', kept, {
         goal: equals(count),
-        note: `${emulator.push.counts().rejected} refused by the push service during the bare run`,
+        note: `${repeated} sent twice (replaced under their topic); ${emulator.push.counts().rejected} refused during the bare run`,
       }),
     )
     details.push = {

@@ -18,7 +18,9 @@ export const PUSH_QUEUES: QueuePolicies<'push.fanout' | 'push.send'> = {
   'push.send': {
     retryLimit: 10,
     retryDelay: 2,
-    batchSize: 200,
+    // Fetched as many as run at once: a job fetched waits for no other, so none outlives its expiry
+    // in a crowded process and runs a second time beside itself.
+    batchSize: 64,
     concurrency: 64,
     expireInSeconds: 60,
     forgetWhenDone: true,
