@@ -92,6 +92,8 @@ Object.assign(process.env, {
   BTCPAY_API_KEY: emulator.btcpay.apiKey,
   BTCPAY_STORE_ID: emulator.btcpay.storeId,
   BTCPAY_WEBHOOK_SECRET: emulator.btcpay.webhookSecret,
+  // Browsers subscribe to notifications at the emulator's push service (theirs is out of reach offline).
+  PUSH_STANDIN_URL: emulator.url,
 })
 emulator.stripe.setWebhookUrl(`${site}/discord/api/webhooks/stripe`)
 emulator.btcpay.setWebhookUrl(`${site}/discord/api/webhooks/btcpay`)
@@ -188,6 +190,8 @@ EdgeClub demo (offline; every outside service is the local emulator)
   Connect Telegram ... Dashboard > Community > Connect Telegram > Open the EdgeClub bot > Start; the bot sends
                        your chat links (Weekly/Monthly: EdgeClub Signals and NFL Picks; Yearly/Lifetime: all three)
   BTCPay ............. ${emulator.url}/btcpay (store ${emulator.btcpay.storeId}, key ${emulator.btcpay.apiKey})
+  Notifications ...... Dashboard > Settings > Notifications > Turn on notifications (as a paying member);
+                       publish a pick as the admin or analyst and it arrives at ${emulator.url}/push
   Price feed ......... POST ${emulator.url}/_control/prices/fail makes it fail
 
   Server log ......... ${path.relative(root, logFile)} (one JSON line per request; warnings and errors also show here)

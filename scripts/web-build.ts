@@ -20,6 +20,7 @@ const sources = [
   'apps/web/react-router.config.ts',
   'apps/web/vite.islands.config.ts',
   'apps/web/scripts',
+  'apps/web/service-worker',
 ]
 
 function newest(target: string): number {

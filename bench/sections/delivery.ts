@@ -5,6 +5,7 @@ import { atMost, equals, type Figure, figure, round } from '../lib/figures'
 import type { Section } from '../lib/section'
 import { benchJwtSecret, startApp } from '../lib/servers'
 import { clientAddress, cpuMs, envNumber, percentile, sleep } from '../lib/util'
+import { measurePushDelivery } from './delivery-push'
 
 /**
  * Publish → delivery: 1,000 members (BENCH_STREAM_MEMBERS) hold the live stream open
@@ -139,7 +140,7 @@ const tradingSignal = () => ({
 
 export const deliverySection: Section = {
   name: 'delivery',
-  title: 'signal publish → delivery to 1,000 live members',
+  title: 'signal publish → delivery to 1,000 live members and to 15,000 push subscriptions',
   async run({ postgresUrl, log }) {
     const members = envNumber('BENCH_STREAM_MEMBERS', 1000)
     log(`scratch database ${DB_NAME}`)
@@ -259,11 +260,14 @@ export const deliverySection: Section = {
       await app.stop()
       await dropDatabase(postgresUrl)
     }
+    // Web push through the emulator's push service, beside its bare sender (delivery-push.ts).
+    const push = await measurePushDelivery({ postgresUrl, log })
     return {
-      figures,
-      details,
+      figures: [...figures, ...push.figures],
+      details: { ...details, ...push.details },
       notes: [
         `${members} members with their own tokens, sessions, access and client addresses, on PostgreSQL (${DB_NAME}, dropped afterwards)`,
+        ...push.notes,
       ],
     }
   },

@@ -48,6 +48,9 @@ export default async function globalSetup() {
       BTCPAY_API_KEY: emulator.btcpay.apiKey,
       BTCPAY_STORE_ID: emulator.btcpay.storeId,
       BTCPAY_WEBHOOK_SECRET: emulator.btcpay.webhookSecret,
+      // Notifications: the dashboard subscribes at the emulator's push service (Chromium's own is out
+      // of reach offline); tests hand what arrives there to the service worker through DevTools.
+      PUSH_STANDIN_URL: emulator.url,
     })
     emulator.btcpay.setWebhookUrl(`${server.url}/discord/api/webhooks/btcpay`)
     emulator.stripe.setWebhookUrl(`${server.url}/discord/api/webhooks/stripe`)

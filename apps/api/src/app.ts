@@ -32,6 +32,9 @@ import { plansAdminRoutes } from './modules/plans/plans-admin-routes'
 import { planRoutes } from './modules/plans/plans-routes'
 import { recordLogRoutes } from './modules/signals/record-log/record-log-routes'
 import { resolveLedgerKey } from './modules/signals/record-log/signing-key'
+import { createPushRepository, PUSH_CHANNEL } from './modules/push/push-repository'
+import { pushRoutes } from './modules/push/push-routes'
+import { resolveVapidKeys } from './modules/push/vapid-keys'
 import { STREAMS_CHANNEL } from './modules/signals/signal-stream'
 import { recordRoutes, signalRoutes } from './modules/signals/signals-routes'
 import { LEDGER_CHANNEL } from './modules/signals/signals-service'
@@ -180,6 +183,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     kind: database.kind,
     db: database.db,
   })
+  const vapid = await resolveVapidKeys({
+    configured: config.push.vapid,
+    database: database.kind,
+    dataDir: config.dataDir,
+    repo: createPushRepository(database.db),
+  })
   const services = createServices({
     config,
     database,
@@ -188,6 +197,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clock,
     jwtSecret,
     ledgerKey,
+    vapid,
     log: app.log,
   })
   // Every size of the ledger has its signed head (a ledger older than the signed log is signed now).
@@ -204,7 +214,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const stopListening = await database.listen(LEDGER_CHANNEL, () => {
     services.signals.recordChanged.invalidate()
     services.signalStream.wake()
+    jobs.wake('push.fanout')
   })
+  // Push notifications were queued (here or on another instance): this instance's senders start now.
+  const stopPushListening = await database.listen(PUSH_CHANNEL, () => jobs.wake('push.send'))
   services.signalStream.start()
   // Every instance forgets a signed-in user whose row or session changed anywhere (a trigger NOTIFYs),
   // and looks at that member's live streams again (signed out, disabled: closed at once).
@@ -221,6 +234,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await stopListening()
     await stopAuthListening()
     await stopStreamsListening()
+    await stopPushListening()
   })
   if (config.admin) {
     const outcome = await ensureAdmin(
@@ -280,6 +294,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(recordRoutes, { signals: services.signals })
       await api.register(recordLogRoutes, { recordLog: services.recordLog })
       await api.register(claimsRoutes, { claims: services.claims })
+      await api.register(pushRoutes, { push: services.push })
       await api.register(adminRoutes, {
         admin: services.admin,
         accounts: services.accounts,

@@ -159,6 +159,32 @@ const EnvSchema = z.object({
       .optional(),
   ),
   METRICS_HOST: optionalString,
+  VAPID_PUBLIC_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9_-]{86,88}$/,
+        'must be a base64url P-256 public key (npx web-push generate-vapid-keys)',
+      )
+      .optional(),
+  ),
+  VAPID_PRIVATE_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9_-]{42,44}$/,
+        'must be a base64url P-256 private key (npx web-push generate-vapid-keys)',
+      )
+      .optional(),
+  ),
+  VAPID_SUBJECT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(mailto:\S+@\S+|https:\/\/\S+)$/, 'must be a mailto: or https: URL')
+      .optional(),
+  ),
+  PUSH_SERVICE_ORIGINS: optionalString,
+  PUSH_STANDIN_URL: optionalUrl,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -298,6 +324,22 @@ export interface Config {
    * Unset: no /metrics and nothing collected.
    */
   metrics: { token: string | undefined; listener: { host: string; port: number } | undefined }
+  /**
+   * Web push (decision 023): the VAPID key pair when set (else generated: DATA_DIR with the embedded
+   * database, the database with PostgreSQL), who runs the server for the push services, and the push
+   * services sent to (the browsers' own, plus PUSH_SERVICE_ORIGINS such as the emulator's).
+   */
+  push: {
+    vapid: { publicKey: string; privateKey: string } | undefined
+    subject: string
+    serviceOrigins: string[]
+    /**
+     * Outside production, a push service the dashboard subscribes at instead of the browser's own
+     * (the emulator's, offline, where the browser's cannot be reached); its origin is sent to too.
+     */
+    standInUrl: string | undefined
+    timeoutMs: number
+  }
 }
 
 export class ConfigError extends Error {
@@ -311,6 +353,11 @@ function describeIssues(error: z.ZodError): string {
         `${issue.path.join('.') || '(environment)'} ${issue.message.replace(/^Invalid input: /, '')}`,
     )
     .join('; ')
+}
+
+/** The address of a From header ("EdgeClub <no-reply@edgeclub.io>" → no-reply@edgeclub.io). */
+function addressOf(from: string): string {
+  return /<([^>]+)>/.exec(from)?.[1]?.trim() ?? from.trim()
 }
 
 export function loadConfig(
@@ -350,6 +397,17 @@ export function loadConfig(
     problems.push(
       'TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET must be set together (the bot runs in webhook mode; Telegram sends the secret with every update)',
     )
+  if (e.NODE_ENV === 'production' && e.PUSH_STANDIN_URL)
+    problems.push('PUSH_STANDIN_URL must not be set in production')
+  if (Boolean(e.VAPID_PUBLIC_KEY) !== Boolean(e.VAPID_PRIVATE_KEY))
+    problems.push('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY must be set together')
+  const pushServiceOrigins = (e.PUSH_SERVICE_ORIGINS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  for (const origin of pushServiceOrigins)
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin.replace(/\/$/, ''))
+      problems.push(`PUSH_SERVICE_ORIGINS must list origins (scheme://host:port); not one: ${origin}`)
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}`)
 
   const port = e.PORT
@@ -440,6 +498,20 @@ export function loadConfig(
     jobs: { pollSeconds: e.JOBS_POLL_SECONDS, retryDelayScale: 1 },
     database: {
       timeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS },
+    },
+    push: {
+      vapid:
+        e.VAPID_PUBLIC_KEY && e.VAPID_PRIVATE_KEY
+          ? { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY }
+          : undefined,
+      subject:
+        e.VAPID_SUBJECT ?? `mailto:${e.ADMIN_EMAIL ?? addressOf(e.MAIL_FROM ?? 'no-reply@edgeclub.io')}`,
+      serviceOrigins: [
+        ...pushServiceOrigins.map((origin) => new URL(origin).origin),
+        ...(e.PUSH_STANDIN_URL ? [new URL(e.PUSH_STANDIN_URL).origin] : []),
+      ],
+      standInUrl: e.PUSH_STANDIN_URL?.replace(/\/$/, ''),
+      timeoutMs: 10_000,
     },
     metrics: {
       token: e.METRICS_TOKEN,

@@ -11,6 +11,7 @@ import type { Mailer } from './integrations/mail/mailer'
 import { fetchPrices } from './integrations/prices/price-feed'
 import { createStripe } from './integrations/stripe/stripe-client'
 import { createTelegramClient } from './integrations/telegram/telegram-client'
+import { createPushClient } from './integrations/webpush/push-client'
 import type { Clock } from './lib/clock'
 import { createMailDeliveries } from './mail/mail-deliveries'
 import { createMailDelivery, createMailQueue } from './mail/mail-queue'
@@ -56,7 +57,10 @@ import { createPlansService } from './modules/plans/plans-service'
 import { createRecordLogRepository } from './modules/signals/record-log/record-log-repository'
 import { createRecordLog } from './modules/signals/record-log/record-log-service'
 import type { LedgerKey } from './modules/signals/record-log/signing-key'
+import { createPushRepository } from './modules/push/push-repository'
+import { createPushService } from './modules/push/push-service'
 import { createSignalStream, streamsFollowAccess } from './modules/signals/signal-stream'
+import { toSignalView } from './modules/signals/signal-views'
 import { createSignalsRepository } from './modules/signals/signals-repository'
 import { createSignalsService } from './modules/signals/signals-service'
 import { createAccessService, type NoticeListener } from './modules/subscriptions/access-service'
@@ -79,6 +83,8 @@ export interface Infrastructure {
   jwtSecret: string
   /** The club's Ed25519 key that signs the record's heads. */
   ledgerKey: LedgerKey
+  /** The VAPID key pair web push signs with (modules/push/vapid-keys.ts). */
+  vapid: { publicKey: string; privateKey: string }
   log: FastifyBaseLogger
 }
 
@@ -396,10 +402,30 @@ export function createServices(infra: Infrastructure) {
     maxStreamsPerMember: 5,
   })
 
+  // Web push: members' subscriptions, and each ledger step to every device that asked (decision 023).
+  const push = createPushService({
+    repo: createPushRepository(db),
+    jobs,
+    client: createPushClient(
+      { ...infra.vapid, subject: config.push.subject },
+      { timeoutMs: config.push.timeoutMs },
+    ),
+    serviceOrigins: config.push.serviceOrigins,
+    categoriesFor: (userIds) => places.categoriesFor(userIds),
+    async loadEntry(seq) {
+      const entry = await signalsRepo.entry(seq)
+      const row = entry ? await signalsRepo.findById(entry.signal_id) : undefined
+      return entry && row ? { type: entry.type, signal: toSignalView(row, 'full') } : undefined
+    },
+    appOrigin: config.appOrigin,
+    log,
+  })
+
   return {
     jobs,
     clock,
     mail,
+    push,
     promos,
     mailDelivery,
     rollups: createRollups(db),

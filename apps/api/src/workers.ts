@@ -5,6 +5,7 @@ import { AUTH_QUEUES, registerAuthJobs } from './modules/auth/auth-jobs'
 import { COMMUNITY_QUEUES, registerCommunityJobs } from './modules/community/community-jobs'
 import { PAYMENTS_QUEUES, registerPaymentsJobs } from './modules/payments/payments-jobs'
 import { PLACES_QUEUES, registerPlacesJobs } from './modules/places/places-jobs'
+import { PUSH_QUEUES, registerPushJobs } from './modules/push/push-jobs'
 import { registerSignalsJobs, SIGNALS_QUEUES } from './modules/signals/signals-jobs'
 import { registerSubscriptionsJobs, SUBSCRIPTIONS_QUEUES } from './modules/subscriptions/subscriptions-jobs'
 import { registerTelegramJobs, TELEGRAM_QUEUES } from './modules/telegram/telegram-jobs'
@@ -21,6 +22,7 @@ export const QUEUES: QueuePolicies = {
   ...PLACES_QUEUES,
   ...PAYMENTS_QUEUES,
   ...SIGNALS_QUEUES,
+  ...PUSH_QUEUES,
   ...ADMIN_QUEUES,
 }
 
@@ -69,6 +71,7 @@ export async function registerWorkers(
     clock: services.clock,
     appOrigin: deps.appOrigin,
   })
+  await registerPushJobs(jobs, services.push)
   await registerAdminJobs(jobs, {
     rollups: services.rollups,
     compactMovements: services.admin.compactMovements,

@@ -136,7 +136,13 @@ describe('the API foundation', () => {
     const response = await t.app.inject({ method: 'GET', url: '/discord/api/config' })
     expect(response.json()).toEqual({
       success: true,
-      data: { stripePublishableKey: null, stripeJsUrl: null, cryptoEnabled: false, discordEnabled: false },
+      data: {
+        stripePublishableKey: null,
+        stripeJsUrl: null,
+        cryptoEnabled: false,
+        discordEnabled: false,
+        pushStandInUrl: null,
+      },
     })
   })
 })

@@ -6,6 +6,7 @@ import { mountDiscordInvitePage } from './discord/invite-page'
 import { Router, readBody, sendJson } from './http'
 import { type MailSinkControl, mountMailSink } from './mail/mail-sink'
 import { mountPriceFeed, type PriceFeedControl } from './prices/price-feed'
+import { mountPushService, type PushServiceControl } from './push/push-service'
 import { handleStripeCors, mountStripe, type StripeControl, type StripeOptions } from './stripe'
 import { mountTelegram, type TelegramControl, type TelegramEmulatorOptions } from './telegram'
 
@@ -49,6 +50,11 @@ export interface Emulator {
   stripe: StripeControl
   /** An SMTP sink: give the app SMTP_URL=mail.smtpUrl; read the emails at `${url}/mail`. */
   mail: MailSinkControl
+  /**
+   * A Web Push service: give the app PUSH_SERVICE_ORIGINS=url; subscriptions from push.subscribe() (or
+   * POST /_control/push/subscriptions); the notifications that arrived at `${url}/push`.
+   */
+  push: PushServiceControl
   close(): Promise<void>
 }
 
@@ -61,6 +67,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const btcpay = mountBtcpay(router, options.btcpay)
   const stripe = mountStripe(router, options.stripe)
   const mail = await mountMailSink(router, { smtpPort: options.smtpPort, host: options.host })
+  let origin = ''
+  const push = mountPushService(router, () => origin)
   router.on('GET', '/_control/health', ({ res }) => sendJson(res, 200, { ok: true }))
 
   const server = http.createServer(async (req, res) => {
@@ -79,6 +87,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const { port } = server.address() as AddressInfo
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`
   telegram.setOrigin(url)
+  origin = url
 
   return {
     url,
@@ -88,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     btcpay,
     stripe,
     mail,
+    push,
     priceFeedUrl: `${url}/coingecko/api/v3/coins/markets?vs_currency=usd&ids=bitcoin,ethereum,solana&price_change_percentage=24h`,
     close: () =>
       new Promise<void>((resolve, reject) => {

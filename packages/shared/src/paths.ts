@@ -95,3 +95,16 @@ export function showsFooter(pathname: string): boolean {
   const path = normalize(pathname)
   return showsHeader(path) && !pathsWithoutFooter.includes(path)
 }
+
+/** The Signals tab opened on one signal (`&signal=<id>`): where a push notification leads. */
+export const signalPath = (id: string) => `${paths.dashboard}?tab=signals&signal=${encodeURIComponent(id)}`
+
+/**
+ * The dashboard's service worker and the part of the site it controls: the signed-in app only, so
+ * public pages never load or run service-worker code (decision 023).
+ */
+export const serviceWorker = {
+  script: '/sw.js',
+  scope: '/dashboard',
+  manifest: '/manifest.webmanifest',
+} as const

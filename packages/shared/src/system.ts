@@ -17,5 +17,10 @@ export const ClientConfigSchema = z.object({
   stripeJsUrl: z.string().nullable(),
   cryptoEnabled: z.boolean(),
   discordEnabled: z.boolean(),
+  /**
+   * Outside production, a push service to subscribe at instead of the browser's own (the emulator's:
+   * offline, the browser's push service cannot be reached). Decision 023.
+   */
+  pushStandInUrl: z.string().nullable(),
 })
 export type ClientConfig = z.infer<typeof ClientConfigSchema>

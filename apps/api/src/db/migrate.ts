@@ -17,6 +17,7 @@ import * as broadcasts from './migrations/2026-11-26-05-broadcasts'
 import * as placesAndTelegram from './migrations/2026-11-26-06-places-and-telegram'
 import * as recordLog from './migrations/2026-11-26-07-record-log'
 import * as siteClaims from './migrations/2026-11-26-08-site-claims'
+import * as push from './migrations/2026-11-26-09-push'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-06-places-and-telegram': placesAndTelegram,
   '2026-11-26-07-record-log': recordLog,
   '2026-11-26-08-site-claims': siteClaims,
+  '2026-11-26-09-push': push,
 }
 
 /**

@@ -517,6 +517,27 @@ export interface TelegramSendBucketsTable {
   refilled_at: Timestamp
 }
 
+/** One browser a member turned notifications on in (decision 023). */
+export interface PushSubscriptionsTable {
+  id: Generated<string>
+  user_id: string
+  endpoint: string
+  p256dh: string
+  auth: string
+  kinds: Json<('picks' | 'signals' | 'results')[]>
+  sports: Json<string[]>
+  created_at: DefaultTimestamp
+}
+export type PushSubscriptionRow = Selectable<PushSubscriptionsTable>
+
+/** The VAPID key pair made by the first instance when no VAPID_* variables are set. */
+export interface PushVapidKeysTable {
+  id: number
+  public_key: string
+  private_key: string
+  created_at: DefaultTimestamp
+}
+
 export interface DB {
   audit_log: AuditLogTable
   broadcasts: BroadcastsTable
@@ -557,4 +578,6 @@ export interface DB {
   telegram_members: TelegramMembersTable
   telegram_chat_members: TelegramChatMembersTable
   telegram_send_buckets: TelegramSendBucketsTable
+  push_subscriptions: PushSubscriptionsTable
+  push_vapid_keys: PushVapidKeysTable
 }

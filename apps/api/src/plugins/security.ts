@@ -17,13 +17,13 @@ export type CspDirectives = Record<string, string[]>
 
 /**
  * The Content-Security-Policy for pages. Outside production the local Stripe emulator (the fake
- * Stripe.js and the API it calls) is allowed too, by configuration.
+ * Stripe.js and the API it calls, the stand-in push service) is allowed too, by configuration.
  */
 export function cspDirectives(config: Config): CspDirectives {
   const emulatorOrigins =
     config.env === 'production'
       ? []
-      : [config.stripe.jsUrl, config.stripe.apiBase]
+      : [config.stripe.jsUrl, config.stripe.apiBase, config.push.standInUrl]
           .filter((url): url is string => Boolean(url))
           .map((url) => new URL(url).origin)
   const unique = (values: string[]) => [...new Set(values)]

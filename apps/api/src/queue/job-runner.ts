@@ -121,6 +121,11 @@ export interface Jobs {
     handler: (data: JobData[Q], job: JobContext) => Promise<void>,
   ): Promise<void>
   schedule(queue: QueueName, cron: string): Promise<void>
+  /**
+   * Makes this instance's workers of `queue` look for jobs now instead of at their next poll (a NOTIFY
+   * heard from the instance that queued them: pushes leave within a second, not a polling interval).
+   */
+  wake(queue: QueueName): void
   /** Jobs of a queue that are waiting or running (operators, tests and benchmarks read it). */
   pending(queue: QueueName): Promise<number>
   stop(): Promise<void>
@@ -216,14 +221,20 @@ export async function startJobs(
   // An effect is a queue's: the same business key on two queues (a refund's Discord sync and its Stripe
   // cancellation) names two effects, each done once.
   const effectOf = (queue: string, key: string) => `${queue}:${key}`
-  const isDone = async (queue: string, key: string) =>
-    Boolean(
-      await db
-        .selectFrom('job_effects')
-        .select('key')
-        .where('key', '=', effectOf(queue, key))
-        .executeTakeFirst(),
-    )
+  /** The keys of `keys` whose effects are done: one query for a whole fetched batch. */
+  const doneAmong = async (queue: string, keys: string[]): Promise<Set<string>> => {
+    if (keys.length === 0) return new Set()
+    const rows = await db
+      .selectFrom('job_effects')
+      .select('key')
+      .where(
+        'key',
+        'in',
+        keys.map((key) => effectOf(queue, key)),
+      )
+      .execute()
+    return new Set(rows.map((row) => row.key))
+  }
   const markDone = (queue: string, key: string) =>
     db
       .insertInto('job_effects')
@@ -252,6 +263,8 @@ export async function startJobs(
   }
 
   const stopping = { value: false }
+  /** Each queue's workers on this instance (wake). */
+  const workerIds = new Map<string, string[]>()
 
   return {
     async enqueue(queue, data, enqueueOptions = {}) {
@@ -282,9 +295,9 @@ export async function startJobs(
       const policy = policies[queue]
       let workerId: string | undefined
 
-      const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>) => {
+      const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>, done: Set<string>) => {
         const { key, body } = job.data
-        if (key && (await isDone(queue, key))) return
+        if (key && done.has(effectOf(queue, key))) return
         await handler(body, {
           id: job.id,
           key,
@@ -303,12 +316,27 @@ export async function startJobs(
         },
         async (jobs) => {
           const done: string[] = []
+          // Effects already done (a job run again after its completion was lost), asked once per batch.
+          let effectsDone: Set<string>
+          try {
+            effectsDone = await doneAmong(
+              queue,
+              jobs.map((job) => job.data.key).filter((key): key is string => Boolean(key)),
+            )
+          } catch (error) {
+            log.warn(
+              { queue, reason: reason(error) },
+              'could not read done effects; the batch waits for its retry',
+            )
+            await Promise.all(jobs.map((job) => recordFailure(queue, job, error).catch(() => {})))
+            return
+          }
           let next = 0
           const lane = async () => {
             while (next < jobs.length) {
               const job = jobs[next++]!
               try {
-                await runOne(job)
+                await runOne(job, effectsDone)
                 done.push(job.id)
               } catch (error) {
                 log.warn(
@@ -337,6 +365,12 @@ export async function startJobs(
           if (jobs.length > 0 && workerId && !stopping.value) boss.notifyWorker(workerId)
         },
       )
+      workerIds.set(queue, [...(workerIds.get(queue) ?? []), workerId])
+    },
+
+    wake(queue) {
+      if (stopping.value) return
+      for (const id of workerIds.get(queue) ?? []) boss.notifyWorker(id)
     },
 
     schedule: (queue, cron) => boss.schedule(queue, cron, { key: null, body: {} }),

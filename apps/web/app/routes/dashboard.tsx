@@ -1,7 +1,8 @@
-import { paths } from '@edgeclub/shared'
+import { paths, serviceWorker } from '@edgeclub/shared'
 import { QueryClientProvider } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
+import { OfflineBanner } from '../components/offline-banner'
 import { MenuIcon } from '../components/ui/icons'
 import { logout } from '../features/auth/auth-api'
 import { CommunityTab } from '../features/community/community-tab'
@@ -13,18 +14,28 @@ import { Sidebar } from '../features/dashboard/sidebar'
 import { DASHBOARD_TABS, type DashboardTab, tabFrom } from '../features/dashboard/tabs'
 import { useSidebar } from '../features/dashboard/use-sidebar'
 import { PaymentHistoryTab } from '../features/payments/history-tab'
+import { NotificationsPanel } from '../features/settings/notifications-panel'
 import { SettingsTab } from '../features/settings/settings-tab'
 import { SignalsTab } from '../features/signals/signals-tab'
 import { SubscriptionTab } from '../features/subscriptions/subscription-tab'
 import { TipTab } from '../features/tips/tip-tab'
 import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
+import { registerDashboardWorker } from '../lib/service-worker'
 import { SessionGuard } from '../lib/session-guard'
 
 export function meta() {
   return [
     ...seo('Dashboard', 'Your EdgeClub membership, payments and community access.'),
     { name: 'robots', content: 'noindex' },
+  ]
+}
+
+/** The dashboard is installable (its manifest); public pages do not link it. */
+export function links() {
+  return [
+    { rel: 'manifest', href: serviceWorker.manifest },
+    { rel: 'apple-touch-icon', href: '/icons/icon-192.png' },
   ]
 }
 
@@ -50,6 +61,11 @@ function DashboardFrame() {
   // Coming back from the payment page (or anywhere else): what we cached may be out of date.
   useEffect(() => {
     void queryClient.invalidateQueries()
+  }, [])
+
+  // The app shell for instant repeat visits, and notifications: the dashboard's service worker.
+  useEffect(() => {
+    void registerDashboardWorker()
   }, [])
 
   // Signing out always ends on the sign-in page; the cache goes with the session (lib/query-client).
@@ -89,6 +105,7 @@ function DashboardFrame() {
           </div>
         </div>
         <main className="space-y-6 px-4 py-6 sm:px-6">
+          <OfflineBanner />
           <FlashMessage />
           <TabPanel tab={tab} />
         </main>
@@ -115,6 +132,7 @@ function TabPanel({ tab }: { tab: DashboardTab }) {
         <SettingsTab
           panels={
             <>
+              <NotificationsPanel />
               <DiscordSettingsPanel />
               <TelegramSettingsPanel />
             </>

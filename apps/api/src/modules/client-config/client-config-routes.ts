@@ -11,6 +11,7 @@ export const clientConfigRoutes: FastifyPluginAsyncZod<{ config: Config }> = asy
     stripeJsUrl: config.env === 'production' ? null : (config.stripe.jsUrl ?? null),
     cryptoEnabled: btcpaySettings(config.btcpay) !== undefined,
     discordEnabled: Boolean(config.discord.botToken && config.discord.guildId),
+    pushStandInUrl: config.env === 'production' ? null : (config.push.standInUrl ?? null),
   }
   app.get(
     '/config',

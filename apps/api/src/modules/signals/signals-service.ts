@@ -114,6 +114,9 @@ export function createSignalsService(deps: {
     )
     if (full.type === 'publish')
       await deps.jobs.enqueue('signals.email', { seq: full.seq }, { trx, key: `signal-email:${full.seq}` })
+    // Web push for publications and results alike (modules/push; every instance's fan-out worker is
+    // woken by the NOTIFY below).
+    await deps.jobs.enqueue('push.fanout', { seq: full.seq }, { trx, key: `push-fanout:${full.seq}` })
     await sql`select pg_notify(${LEDGER_CHANNEL}, ${String(full.seq)})`.execute(trx)
     return full
   }

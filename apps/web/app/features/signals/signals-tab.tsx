@@ -8,8 +8,8 @@ import {
   type SignalView,
   SPORTS,
 } from '@edgeclub/shared'
-import { useState } from 'react'
-import { Link } from 'react-router'
+import { useEffect, useState } from 'react'
+import { Link, useSearchParams } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert, inputClasses } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
@@ -124,6 +124,13 @@ export function SignalsTab() {
   const staff = user?.role === 'admin' || user?.role === 'analyst'
   const fullAccess = staff || Boolean(status.data?.hasAccess)
   const signals = mergeFeed(feed.data?.pages.flatMap((page) => page.items) ?? [], live, matchesFilter(filter))
+  // Opened from a notification (`&signal=<id>`): that signal is brought into view and marked.
+  const [params] = useSearchParams()
+  const opened = params.get('signal')
+  const shown = Boolean(opened && signals.some((signal) => signal.id === opened))
+  useEffect(() => {
+    if (shown && opened) document.getElementById(`signal-${opened}`)?.scrollIntoView({ block: 'center' })
+  }, [shown, opened])
 
   return (
     <div className="space-y-6">
@@ -198,7 +205,11 @@ export function SignalsTab() {
           {signals.length > 0 ? (
             <ul className="space-y-3" aria-label="Signals, newest first">
               {signals.map((signal) => (
-                <li key={signal.id}>
+                <li
+                  key={signal.id}
+                  id={`signal-${signal.id}`}
+                  className={signal.id === opened ? 'rounded-2xl ring-2 ring-emerald-400' : undefined}
+                >
                   <SignalCard signal={signal} />
                 </li>
               ))}

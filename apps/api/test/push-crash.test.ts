@@ -1,0 +1,180 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { type Emulator, startEmulator } from '@edgeclub/emulator'
+import type { PushPayload } from '@edgeclub/shared'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually } from './helpers/billing'
+import { freePort, startServerProcess } from './helpers/server-process'
+import { createScratchPostgres } from './helpers/test-app'
+import { newSubscriber } from './helpers/web-push'
+
+/**
+ * The process is killed (SIGKILL) while a pick's notifications go out to 1,000 subscribed members,
+ * and started again. Every member is notified; the sends cut off mid-flight are sent again under the
+ * same topic, which the push service uses to replace the undelivered copy (RFC 8030 §5.4), so each
+ * subscription holds exactly one notification of the pick.
+ */
+const onPostgres = process.env.TEST_DB === 'postgres'
+const SUBSCRIBERS = 1000
+/** push.send's concurrency (push-jobs.ts): the most sends a killed process can leave cut off. */
+const IN_FLIGHT = 64
+const ADMIN = { email: 'push-crash-admin@edgeclub.test', password: 'Crash$Admin2026-push' }
+
+describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications', () => {
+  let emulator: Emulator
+  let scratch: { url: string; drop(): Promise<void> }
+  let dataDir: string
+  let db: pg.Client
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    emulator = await startEmulator()
+    scratch = await createScratchPostgres()
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-push-crash-'))
+    db = new pg.Client({ connectionString: scratch.url })
+    await db.connect()
+    env = {
+      DATABASE_URL: scratch.url,
+      DATA_DIR: dataDir,
+      JOBS_POLL_SECONDS: '0.5',
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      PUSH_SERVICE_ORIGINS: emulator.url,
+    }
+  })
+  afterAll(async () => {
+    await db?.end()
+    await emulator?.close()
+    await scratch?.drop()
+    await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('killed mid-delivery and started again: every member holds the pick’s notification once', async () => {
+    const port = await freePort()
+    let server = await startServerProcess(env, { port })
+    try {
+      // 1,000 members with a month of access, each with notifications on in one browser.
+      const subscriber = newSubscriber()
+      const { rows: users } = await db.query<{ id: string }>(
+        `insert into users (email, email_normalized, password_hash, first_name, last_name, discord_username)
+         select 'fan' || n || '@push-crash.test', 'fan' || n || '@push-crash.test', 'not-a-hash',
+           'Fan', 'No. ' || n, 'fan' || n
+         from generate_series(1, $1::int) as n returning id`,
+        [SUBSCRIBERS],
+      )
+      await db.query(
+        `insert into subscriptions (user_id, plan_id, provider, status, start_date, end_date)
+         select u, (select id from plans where slug = 'monthly'), 'stripe', 'active',
+           now() - interval '1 day', now() + interval '30 days'
+         from unnest($1::uuid[]) as u`,
+        [users.map((user) => user.id)],
+      )
+      const devices = users.map(() =>
+        emulator.push.subscribe({ keys: { p256dh: subscriber.p256dh, auth: subscriber.auth } }),
+      )
+      await db.query(
+        `insert into push_subscriptions (user_id, endpoint, p256dh, auth, kinds, sports)
+         select u, e, $3, $4, '["picks","signals","results"]'::jsonb, '[]'::jsonb
+         from unnest($1::uuid[], $2::text[]) as t(u, e)`,
+        [
+          users.map((user) => user.id),
+          devices.map((device) => device.endpoint),
+          subscriber.p256dh,
+          subscriber.auth,
+        ],
+      )
+
+      const login = await fetch(`${server.origin}/discord/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ADMIN),
+      })
+      const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens
+        .accessToken
+      // A push service slow enough that the kill lands while sends are in flight.
+      emulator.push.setLatency(50)
+      const published = await fetch(`${server.origin}/discord/api/signals`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          kind: 'pick',
+          sport: 'NBA',
+          league: 'Regular season',
+          event: 'Celtics vs Knicks',
+          startsAt: new Date(Date.now() + 3_600_000).toISOString(),
+          market: 'moneyline',
+          selection: 'Celtics',
+          odds: 1.8,
+          stake: 1,
+        }),
+      })
+      expect(published.status).toBe(201)
+      const pick = ((await published.json()) as { data: { id: string; commitment: string } }).data
+
+      // Killed while the sends go out, a good way in.
+      await eventually(
+        async () => emulator.push.counts().accepted,
+        (accepted) => accepted >= SUBSCRIBERS / 3,
+        120_000,
+      )
+      await server.kill()
+      const atKill = emulator.push.counts().accepted
+      expect(atKill).toBeLessThan(SUBSCRIBERS)
+      emulator.push.setLatency(0)
+
+      server = await startServerProcess(env, { port })
+      // Every subscription, and then nothing left in the queue: the jobs the dead process held come
+      // back once their time is up (a minute, found within 20 s).
+      await eventually(
+        async () => {
+          const { rows } = await db.query<{ pending: number }>(
+            `select count(*)::int as pending from pgboss.job
+             where name in ('push.fanout', 'push.send') and state in ('created', 'retry', 'active')`,
+          )
+          const notified = new Set(emulator.push.messages().map((push) => push.subscriptionId)).size
+          return { notified, pending: rows[0]!.pending }
+        },
+        (state) => state.notified === SUBSCRIBERS && state.pending === 0,
+        240_000,
+      ).catch(async (error: unknown) => {
+        // What became of the jobs of the members left without it.
+        const notified = new Set(emulator.push.messages().map((push) => push.subscriptionId))
+        const missing = devices.filter((device) => !notified.has(device.id)).map((device) => device.endpoint)
+        const { rows } = await db.query(
+          `select j.state, j.retry_count, j.output, e.key is not null as done
+           from push_subscriptions s
+           left join pgboss.job j on j.name = 'push.send' and j.data->'body'->>'subscriptionId' = s.id::text
+           left join job_effects e on e.key = 'push.send:' || (j.data->>'key')
+           where s.endpoint = any($1::text[])`,
+          [missing],
+        )
+        console.info(JSON.stringify({ counts: emulator.push.counts(), missing: rows }, null, 1))
+        console.info(server.output().slice(-4000))
+        throw error
+      })
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+
+      const counts = emulator.push.counts()
+      const kept = emulator.push.messages()
+      console.info(
+        `killed after ${atKill} of ${SUBSCRIBERS}: ${counts.accepted} pushes accepted, ${counts.replaced} replaced an undelivered copy (same topic)`,
+      )
+      // One notification per subscription, and no more sends than the ones cut off by the kill.
+      expect(kept).toHaveLength(SUBSCRIBERS)
+      expect(new Set(kept.map((push) => push.subscriptionId)).size).toBe(SUBSCRIBERS)
+      expect(counts.accepted).toBeLessThanOrEqual(SUBSCRIBERS + IN_FLIGHT)
+      expect(counts.replaced).toBe(counts.accepted - SUBSCRIBERS)
+      for (const push of kept.slice(0, 25)) {
+        const payload = JSON.parse(subscriber.decrypt(Buffer.from(push.body, 'base64'))) as PushPayload
+        expect(payload).toMatchObject({ type: 'publish', signalId: pick.id, commitment: pick.commitment })
+        expect(push.topic).toBe(`seq${payload.seq}`)
+      }
+      expect(server.output()).not.toMatch(/"level":(50|60)/)
+    } finally {
+      await server.kill()
+    }
+  }, 420_000)
+})

@@ -1,0 +1,135 @@
+import type { APIRequestContext } from '@playwright/test'
+import { expect, test } from '../support/fixtures'
+import { createMember, signIn } from '../support/members'
+
+/**
+ * Notifications end to end: a member turns them on in Settings, the admin publishes a pick, the
+ * server's encrypted push reaches the (emulator's) push service, and the dashboard's service worker
+ * receives it — handed over through DevTools (ServiceWorker.deliverPushMessage), as the browser's
+ * push connection would — and shows the notification.
+ */
+
+const admin = { email: String(process.env.E2E_ADMIN_EMAIL), password: String(process.env.E2E_ADMIN_PASSWORD) }
+
+async function adminToken(request: APIRequestContext): Promise<string> {
+  const login = await request.post('/discord/api/auth/login', { data: admin })
+  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
+}
+
+interface ArrivedPush {
+  subscriptionId: string
+  payload: string | null
+}
+
+test.use({ permissions: ['notifications'] })
+
+test('a member turns notifications on in Settings and the service worker shows the admin’s new pick', async ({
+  page,
+  request,
+  emulatorUrl,
+  baseURL,
+}) => {
+  const member = await createMember(request)
+  const token = await adminToken(request)
+  const found = await request.get(`/discord/api/admin/users?search=${encodeURIComponent(member.email)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
+  const userId = ((await found.json()) as { data: { items: { id: string }[] } }).data.items[0]!.id
+  const granted = await request.post(`/discord/api/admin/users/${userId}/grant`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { days: 30 },
+  })
+  expect(granted.status()).toBe(200)
+
+  // DevTools sees the dashboard's service worker registration (its id is what a push is delivered to).
+  const cdp = await page.context().newCDPSession(page)
+  const registrations = new Map<string, string>()
+  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: updated }) => {
+    for (const registration of updated)
+      if (!registration.isDeleted) registrations.set(registration.scopeURL, registration.registrationId)
+  })
+  await cdp.send('ServiceWorker.enable')
+
+  await signIn(page, member)
+  await page.goto('/dashboard?tab=settings')
+  const panel = page.getByRole('region', { name: 'Notifications' })
+  await expect(panel.getByText('Notifications are off for this device.')).toBeVisible()
+  await panel.getByRole('checkbox', { name: 'NBA' }).check()
+  await panel.getByRole('button', { name: 'Turn on notifications' }).click()
+  await expect(panel.getByText('Notifications are on for this device.').first()).toBeVisible({
+    timeout: 15_000,
+  })
+
+  const scope = `${new URL(baseURL!).origin}/dashboard`
+  await expect.poll(() => registrations.get(scope) ?? registrations.get(`${scope}/`)).toBeTruthy()
+  const registrationId = registrations.get(scope) ?? registrations.get(`${scope}/`)!
+
+  // The admin publishes an NBA pick.
+  const published = await request.post('/discord/api/signals', {
+    headers: { authorization: `Bearer ${token}` },
+    data: {
+      kind: 'pick',
+      sport: 'NBA',
+      league: 'Regular season',
+      event: 'Lakers vs Suns',
+      startsAt: new Date(Date.now() + 3_600_000).toISOString(),
+      market: 'moneyline',
+      selection: 'Lakers',
+      odds: 2.1,
+      stake: 1,
+    },
+  })
+  expect(published.status()).toBe(201)
+  const pick = ((await published.json()) as { data: { id: string; commitment: string } }).data
+
+  // The server's push arrives at the push service (which holds this browser's keys and decrypts it).
+  let arrived: string | undefined
+  await expect
+    .poll(
+      async () => {
+        const response = await fetch(`${emulatorUrl}/_control/push/messages`)
+        const { messages } = (await response.json()) as { messages: ArrivedPush[] }
+        arrived = messages.find((push) => push.payload?.includes(pick.id))?.payload ?? undefined
+        return Boolean(arrived)
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true)
+  const payload = JSON.parse(arrived!) as { title: string; body: string; commitment: string; url: string }
+  expect(payload.commitment).toBe(pick.commitment)
+  expect(payload.url).toContain(`/dashboard?tab=signals&signal=${pick.id}`)
+
+  // Handed to the service worker: it shows the notification.
+  await cdp.send('ServiceWorker.deliverPushMessage', {
+    origin: new URL(baseURL!).origin,
+    registrationId,
+    data: arrived!,
+  })
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          const registration = await navigator.serviceWorker.getRegistration()
+          const shown = (await registration?.getNotifications()) ?? []
+          return shown.map((notification) => ({ title: notification.title, body: notification.body }))
+        }),
+      { timeout: 10_000 },
+    )
+    .toContainEqual({ title: payload.title, body: payload.body })
+  expect(payload.title).toContain('Lakers vs Suns')
+})
+
+test('public pages carry no manifest and register no service worker', async ({ page }) => {
+  const workerScripts: string[] = []
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/sw.js') workerScripts.push(request.url())
+  })
+  await page.goto('/')
+  await expect(page.getByText('Bet and trade with an AI-driven edge').first()).toBeVisible()
+  await page.waitForLoadState('networkidle')
+  expect(await page.locator('link[rel="manifest"]').count()).toBe(0)
+  expect(
+    await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((all) => all.length)),
+  ).toBe(0)
+  expect(workerScripts).toEqual([])
+})
