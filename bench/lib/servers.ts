@@ -170,3 +170,15 @@ export async function startBare(payloads: Record<string, string>): Promise<Runni
     () => fs.rm(dir, { recursive: true, force: true }),
   )
 }
+
+/** The bare live-stream baseline (bench/lib/bare-stream-server.ts): event streams and a publish, nothing else. */
+export async function startBareStream(): Promise<RunningProcess> {
+  const port = await freePort()
+  return launch(
+    'bench/lib/bare-stream-server.ts',
+    { BARE_PORT: String(port) },
+    '/bare/ready',
+    port,
+    async () => {},
+  )
+}
