@@ -36,17 +36,20 @@ function child(): Promise<{
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   )
-  const waiting = new Map<string, (reply: Reply) => void>()
+  const waiting = new Map<string, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>()
+  proc.on('exit', (code) => {
+    for (const waiter of waiting.values()) waiter.reject(new Error(`a stream reader exited (${code})`))
+    waiting.clear()
+  })
   proc.on('message', (reply: Reply) => {
     const key = reply.type === 'arrivals' ? `arrivals:${reply.id as string}` : reply.type
-    const resolve = waiting.get(key)
+    const waiter = waiting.get(key)
     waiting.delete(key)
-    resolve?.(reply)
+    waiter?.resolve(reply)
   })
   const ask = (message: object, answer: string) =>
     new Promise<Reply>((resolve, reject) => {
-      waiting.set(answer, resolve)
-      proc.once('exit', (code) => reject(new Error(`a stream reader exited (${code})`)))
+      waiting.set(answer, { resolve, reject })
       if (Object.keys(message).length > 0) proc.send(message)
     })
   return ask({}, 'ready').then(() => ({ process: proc, ask }))

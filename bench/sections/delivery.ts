@@ -259,19 +259,22 @@ export const deliverySection: Section = {
     const databaseUrl = await setUpDatabase(postgresUrl)
     try {
       const rows = await seedMembers(databaseUrl, Math.max(single, pair))
+      // Access tokens live minutes: each setup signs its own right before it connects.
       const tokens = createAccessTokens(benchJwtSecret)
-      const signed = await Promise.all(
-        rows.map(async (row) => ({
-          token: await tokens.sign({
-            userId: row.user_id,
-            role: row.n === 1 ? 'admin' : 'member',
-            sessionId: row.session_id,
-          }),
-          address: clientAddress(row.n),
-        })),
-      )
-      const [publisher, ...audience] = signed
+      const sign = () =>
+        Promise.all(
+          rows.map(async (row) => ({
+            token: await tokens.sign({
+              userId: row.user_id,
+              role: row.n === 1 ? 'admin' : 'member',
+              sessionId: row.session_id,
+            }),
+            address: clientAddress(row.n),
+          })),
+        )
+      let signed = await sign()
       const publishOn = (app: RunningProcess) => async (): Promise<Published> => {
+        const publisher = signed[0]
         const sentAt = now()
         const response = await fetch(`${app.url}/discord/api/signals`, {
           method: 'POST',
@@ -294,7 +297,7 @@ export const deliverySection: Section = {
         running.push(app)
         const { readers: appReaders, seconds } = await connect(
           'one app instance',
-          audience.slice(0, single).map((member) => ({
+          signed.slice(1, single + 1).map((member) => ({
             url: `${app.url}/discord/api/signals/stream`,
             headers: streamHeaders(member),
           })),
@@ -326,7 +329,8 @@ export const deliverySection: Section = {
         running.push(first)
         const second = await startApp({ databaseUrl })
         running.push(second)
-        const members = audience.slice(0, pair)
+        signed = await sign()
+        const members = signed.slice(1, pair + 1)
         const { readers: pairReaders, seconds } = await connect(
           'two app instances',
           members.map((member, i) => ({
