@@ -23,9 +23,20 @@ interface Stream {
 type Message =
   | { type: 'open'; targets: Target[]; concurrency: number }
   | { type: 'arrivals'; id: string }
+  | { type: 'await'; id: string; timeoutMs: number }
   | { type: 'close' }
 
 const streams: Stream[] = []
+/** An event the parent waits for: answered once every stream has it (or at the timeout), not polled. */
+let awaited: { id: string; count: number; timer: NodeJS.Timeout } | undefined
+
+function answerAwaited() {
+  if (!awaited) return
+  clearTimeout(awaited.timer)
+  const { id } = awaited
+  awaited = undefined
+  process.send?.({ type: 'arrivals', id, times: streams.map((stream) => stream.arrived.get(id) ?? null) })
+}
 const now = () => performance.timeOrigin + performance.now()
 const ID_IN_DATA = /"id":"([^"]+)"/
 
@@ -53,7 +64,10 @@ function open(target: Target): Promise<Stream> {
           }
           if (!block.includes('event: signal')) continue
           const id = ID_IN_DATA.exec(block)?.[1]
-          if (id && !stream.arrived.has(id)) stream.arrived.set(id, at)
+          if (id && !stream.arrived.has(id)) {
+            stream.arrived.set(id, at)
+            if (awaited?.id === id && ++awaited.count >= streams.length) answerAwaited()
+          }
         }
       })
       response.on('error', () => {})
@@ -95,6 +109,10 @@ process.on('message', (message: Message) => {
       id: message.id,
       times: streams.map((stream) => stream.arrived.get(message.id) ?? null),
     })
+  } else if (message.type === 'await') {
+    const count = streams.filter((stream) => stream.arrived.has(message.id)).length
+    awaited = { id: message.id, count, timer: setTimeout(answerAwaited, message.timeoutMs) }
+    if (count >= streams.length) answerAwaited()
   } else if (message.type === 'close') {
     for (const stream of streams) stream.request.destroy()
     process.exit(0)

@@ -17,6 +17,11 @@ export interface StreamReaders {
   failures: string[]
   /** Absolute arrival times (ms since the epoch, sub-ms precision) of the event naming `id`; null: not yet. */
   arrivals(id: string): Promise<(number | null)[]>
+  /**
+   * The same, answered by each reader process once all its streams have the event (or at the
+   * timeout): nothing is asked of the readers while the event spreads.
+   */
+  awaitArrivals(id: string, timeoutMs: number): Promise<(number | null)[]>
   /** CPU the reader processes used so far (ms). */
   cpuMs(): Promise<number>
   close(): Promise<void>
@@ -76,6 +81,12 @@ export async function openStreamReaders(
     async arrivals(id) {
       const replies = await Promise.all(
         children.map((c) => c.ask({ type: 'arrivals', id }, `arrivals:${id}`)),
+      )
+      return replies.flatMap((reply) => reply.times as (number | null)[])
+    },
+    async awaitArrivals(id, timeoutMs) {
+      const replies = await Promise.all(
+        children.map((c) => c.ask({ type: 'await', id, timeoutMs }, `arrivals:${id}`)),
       )
       return replies.flatMap((reply) => reply.times as (number | null)[])
     },

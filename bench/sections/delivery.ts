@@ -7,7 +7,7 @@ import { atMost, equals, type Figure, figure, round } from '../lib/figures'
 import type { Section } from '../lib/section'
 import { benchJwtSecret, type RunningProcess, startApp, startBareStream } from '../lib/servers'
 import { openStreamReaders, type StreamReaders, type StreamTarget } from '../lib/stream-readers'
-import { clientAddress, cpuMs, envNumber, percentile, sleep } from '../lib/util'
+import { clientAddress, cpuMs, envNumber, percentile } from '../lib/util'
 
 /**
  * Publish → delivery at the club's size: 15,000 members (BENCH_STREAM_MEMBERS) hold the live stream
@@ -131,12 +131,7 @@ interface Delivery {
 
 /** Waits until every reader has the event (or the timeout); delays in ms from the publish. */
 async function arrivals(readers: StreamReaders, published: Published, timeoutMs: number) {
-  const deadline = performance.now() + timeoutMs
-  let times = await readers.arrivals(published.id)
-  while (times.some((at) => at === null) && performance.now() < deadline) {
-    await sleep(200)
-    times = await readers.arrivals(published.id)
-  }
+  const times = await readers.awaitArrivals(published.id, timeoutMs)
   return times.map((at) => (at === null ? null : at - published.sentAt))
 }
 
