@@ -71,7 +71,7 @@ async function signedInMember(base: string): Promise<Record<string, string>> {
       {
         kind: 'signal',
         instrument: ['MSFT', 'AAPL', 'NVDA', 'EURUSD'][i % 4],
-        direction: i % 3 === 0 ? 'short' : 'long',
+        direction: 'long',
         entry: 400 + i,
         target: 430 + i,
         stop: 385 + i,
