@@ -28,7 +28,8 @@ import { clientAddress, cpuMs, envNumber, percentile } from '../lib/util'
  * the signed-in reads section does. One unmeasured publish first warms each setup.
  */
 
-const DB_NAME = 'edgeclub_bench_delivery'
+// Its own name per checkout (BENCH_DELIVERY_DATABASE_NAME): two runs on one server must not drop each other's.
+const DB_NAME = process.env.BENCH_DELIVERY_DATABASE_NAME ?? 'edgeclub_bench_delivery'
 
 function withDatabase(serverUrl: string, name: string): string {
   const url = new URL(serverUrl)
