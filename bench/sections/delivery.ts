@@ -1,26 +1,36 @@
-import http from 'node:http'
 import pg from 'pg'
+import { openDatabase } from '../../apps/api/src/db/database'
+import { migrateToLatest } from '../../apps/api/src/db/migrate'
+import { seedPlans } from '../../apps/api/src/db/seed'
 import { createAccessTokens } from '../../apps/api/src/modules/auth/access-tokens'
 import { atMost, equals, type Figure, figure, round } from '../lib/figures'
 import type { Section } from '../lib/section'
-import { benchJwtSecret, startApp } from '../lib/servers'
-import { clientAddress, cpuMs, envNumber, percentile, sleep } from '../lib/util'
+import { benchJwtSecret, type RunningProcess, startApp, startBareStream } from '../lib/servers'
+import { openStreamReaders, type StreamReaders, type StreamTarget } from '../lib/stream-readers'
+import { clientAddress, cpuMs, envNumber, percentile } from '../lib/util'
 import { measurePushDelivery } from './delivery-push'
 
 /**
- * Publish → delivery: 1,000 members (BENCH_STREAM_MEMBERS) hold the live stream open
- * (GET /discord/api/signals/stream, the token in the Authorization header, each from its own
- * address), an admin publishes one signal, and each member's arrival is timed from the moment the
- * publish request left. The members are raw HTTP connections reading the event stream, not
- * browsers, so the figure is the server's delivery and not the client's rendering.
+ * Publish → delivery at the club's size: 15,000 members (BENCH_STREAM_MEMBERS) hold the live stream
+ * open on one app instance (GET /discord/api/signals/stream, the token in the Authorization header,
+ * each from its own address), an admin publishes one signal, and each member's arrival is timed from
+ * the moment the publish request left. Then two instances on the same PostgreSQL share 30,000
+ * (BENCH_STREAM_PAIR_MEMBERS) streams, half on each; the admin publishes on the first, and the second
+ * hears of it by NOTIFY. The members are raw HTTP connections reading the event stream, spread over
+ * several reader processes (bench/lib/stream-readers.ts), not browsers, so the figure is the
+ * server's delivery and not the client's rendering.
+ *
+ * The floor, measured first in the same run by the same readers: a bare Node server writing one
+ * event to as many open streams (bench/lib/bare-stream-server.ts; no auth, no database).
  *
  * The app runs in production mode on a scratch PostgreSQL database of its own (the deployment the
  * goal is about: the NOTIFY that wakes the stream is PostgreSQL's). Members, their live sessions and
  * their access are written straight into it; their tokens are minted with the server's secret, as
- * the signed-in reads section does. One unmeasured publish first warms the path.
+ * the signed-in reads section does. One unmeasured publish first warms each setup.
  */
 
-const DB_NAME = 'edgeclub_bench_delivery'
+// Its own name per checkout (BENCH_DELIVERY_DATABASE_NAME): two runs on one server must not drop each other's.
+const DB_NAME = process.env.BENCH_DELIVERY_DATABASE_NAME ?? 'edgeclub_bench_delivery'
 
 function withDatabase(serverUrl: string, name: string): string {
   const url = new URL(serverUrl)
@@ -28,49 +38,7 @@ function withDatabase(serverUrl: string, name: string): string {
   return url.toString()
 }
 
-/** One member's open stream: when each `signal` event arrived, and its data. */
-interface Reader {
-  events: { at: number; data: string }[]
-  request: http.ClientRequest
-}
-
-/** Opens the stream for one member; resolves once the server has said it is connected. */
-function openStream(url: string, headers: Record<string, string>): Promise<Reader> {
-  return new Promise((resolve, reject) => {
-    const reader: Reader = { events: [], request: undefined as unknown as http.ClientRequest }
-    // One socket per member, never pooled: each is a member's own long-lived connection.
-    reader.request = http.get(url, { headers, agent: false }, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume()
-        reject(new Error(`the stream answered ${response.statusCode}`))
-        return
-      }
-      response.setEncoding('utf8')
-      let buffer = ''
-      let connected = false
-      response.on('data', (chunk: string) => {
-        const at = performance.now()
-        buffer += chunk
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          if (block.includes(': connected') && !connected) {
-            connected = true
-            resolve(reader)
-          }
-          if (!block.includes('event: signal')) continue
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice(6))
-            .join('\n')
-          reader.events.push({ at, data })
-        }
-      })
-    })
-    reader.request.on('error', reject)
-  })
-}
+const now = () => performance.timeOrigin + performance.now()
 
 async function setUpDatabase(serverUrl: string): Promise<string> {
   const admin = new pg.Client({ connectionString: serverUrl })
@@ -81,7 +49,13 @@ async function setUpDatabase(serverUrl: string): Promise<string> {
   } finally {
     await admin.end()
   }
-  return withDatabase(serverUrl, DB_NAME)
+  const databaseUrl = withDatabase(serverUrl, DB_NAME)
+  // The app's schema and plans, as the first server start would make them.
+  const database = await openDatabase({ databaseUrl })
+  await migrateToLatest(database.db)
+  await seedPlans(database.db)
+  await database.close()
+  return databaseUrl
 }
 
 async function dropDatabase(serverUrl: string): Promise<void> {
@@ -138,54 +112,167 @@ const tradingSignal = () => ({
   analysis: 'Bench signal: breakout above the range high.',
 })
 
+interface Published {
+  id: string
+  /** When the publish request left (absolute ms). */
+  sentAt: number
+  answeredMs: number
+}
+
+interface Delivery {
+  p50: number
+  p90: number
+  p99: number
+  max: number
+  received: number
+  missing: number
+  answeredMs: number
+  serverCpuMs: number
+  readersCpuMs: number
+}
+
+/** Waits until every reader has the event (or the timeout); delays in ms from the publish. */
+async function arrivals(readers: StreamReaders, published: Published, timeoutMs: number) {
+  const times = await readers.awaitArrivals(published.id, timeoutMs)
+  return times.map((at) => (at === null ? null : at - published.sentAt))
+}
+
+/** One unmeasured publish, then the measured one: its delivery to every reader. */
+async function measure(
+  readers: StreamReaders,
+  publish: () => Promise<Published>,
+  serverPids: number[],
+): Promise<Delivery> {
+  const warm = await publish()
+  await arrivals(readers, warm, 60_000)
+  const serverCpu = async () => (await Promise.all(serverPids.map(cpuMs))).reduce((a, b) => a + b, 0)
+  const cpuBefore = await serverCpu()
+  const readersBefore = await readers.cpuMs()
+  const measured = await publish()
+  const delays = await arrivals(readers, measured, 60_000)
+  const serverCpuMs = (await serverCpu()) - cpuBefore
+  const readersCpuMs = (await readers.cpuMs()) - readersBefore
+  const received = delays.filter((delay): delay is number => delay !== null)
+  const p = (q: number) => round(percentile(received, q))
+  return {
+    p50: p(50),
+    p90: p(90),
+    p99: p(99),
+    max: p(100),
+    received: received.length,
+    missing: delays.length - received.length,
+    answeredMs: round(measured.answeredMs),
+    serverCpuMs,
+    readersCpuMs,
+  }
+}
+
+function deliveryFigures(key: string, label: string, delivery: Delivery, connected: number, bare?: Delivery) {
+  const vsBare =
+    bare && bare.p99 > 0
+      ? ` (${round(delivery.p99 / bare.p99, 1)}× the bare server's p99 ${bare.p99} ms)`
+      : ''
+  return [
+    figure(
+      `${key}.p99`,
+      `publish → delivery p99, ${label}`,
+      delivery.missing ? null : round(delivery.p99 / 1000, 3),
+      {
+        unit: 's',
+        goal: atMost(1),
+        note: delivery.missing
+          ? `${delivery.missing} of ${connected} streams received nothing within 60 s`
+          : `p50 ${delivery.p50} ms, p90 ${delivery.p90} ms, max ${delivery.max} ms${vsBare}; the publish call answered in ${delivery.answeredMs} ms; server CPU ${delivery.serverCpuMs} ms for the publication and its ${connected} deliveries (the readers' processes: ${delivery.readersCpuMs} ms); on a crowded machine wall time stretches far beyond CPU time`,
+      },
+    ),
+    figure(`${key}.received`, `streams that received the signal, ${label}`, delivery.received, {
+      goal: equals(connected),
+      note: `of ${connected} connected`,
+    }),
+  ]
+}
+
 export const deliverySection: Section = {
   name: 'delivery',
-  title: 'signal publish → delivery to 1,000 live members and to 15,000 push subscriptions',
+  title: 'signal publish → delivery to 15,000 live streams on one instance, 30,000 on two, and to 15,000 push subscriptions',
   async run({ postgresUrl, log }) {
-    const members = envNumber('BENCH_STREAM_MEMBERS', 1000)
-    log(`scratch database ${DB_NAME}`)
-    const databaseUrl = await setUpDatabase(postgresUrl)
-    const app = await startApp({ databaseUrl })
-    const readers: Reader[] = []
+    const single = envNumber('BENCH_STREAM_MEMBERS', 15_000)
+    const pair = envNumber('BENCH_STREAM_PAIR_MEMBERS', single * 2)
     const figures: Figure[] = []
     const details: Record<string, unknown> = {}
-    try {
-      const rows = await seedMembers(databaseUrl, members)
-      const tokens = createAccessTokens(benchJwtSecret)
-      const signed = await Promise.all(
-        rows.map(async (row) => ({
-          token: await tokens.sign({
-            userId: row.user_id,
-            role: row.n === 1 ? 'admin' : 'member',
-            sessionId: row.session_id,
-          }),
-          address: clientAddress(row.n),
-        })),
+    const streamHeaders = (member: { token: string; address: string }) => ({
+      authorization: `Bearer ${member.token}`,
+      accept: 'text/event-stream',
+      'x-forwarded-for': member.address,
+    })
+    let readers: StreamReaders | undefined
+    const running: RunningProcess[] = []
+    const stopAll = async () => {
+      await readers?.close()
+      readers = undefined
+      for (const server of running.splice(0)) await server.stop()
+    }
+    const connect = async (what: string, targets: StreamTarget[]) => {
+      log(`connecting ${targets.length.toLocaleString()} streams to ${what}`)
+      const started = performance.now()
+      readers = await openStreamReaders(targets)
+      const seconds = round((performance.now() - started) / 1000, 1)
+      log(
+        `  ${readers.count.toLocaleString()} open in ${seconds} s${readers.failed ? `, ${readers.failed} failed: ${readers.failures[0]}` : ''}`,
       )
-      const [publisher, ...audience] = signed
-      const streamUrl = `${app.url}/discord/api/signals/stream`
+      return { readers, seconds }
+    }
 
-      log(`connecting ${audience.length} members to the live stream`)
-      const connectStarted = performance.now()
-      for (let i = 0; i < audience.length; i += 50) {
-        const batch = audience.slice(i, i + 50)
-        readers.push(
-          ...(await Promise.all(
-            batch.map((member) =>
-              openStream(streamUrl, {
-                authorization: `Bearer ${member.token}`,
-                accept: 'text/event-stream',
-                'x-forwarded-for': member.address,
-              }),
-            ),
-          )),
+    // The floor: a bare server and the same readers.
+    const bare = await startBareStream()
+    running.push(bare)
+    let bareDelivery: Delivery
+    try {
+      const { readers: bareReaders, seconds } = await connect(
+        'the bare stream server',
+        Array.from({ length: single }, () => ({ url: `${bare.url}/bare/stream`, headers: {} })),
+      )
+      bareDelivery = await measure(bareReaders, async () => {
+        const sentAt = now()
+        const response = await fetch(`${bare.url}/bare/publish`, { method: 'POST', body: '{}' })
+        const body = (await response.json()) as { data: { id: string } }
+        return { id: body.data.id, sentAt, answeredMs: now() - sentAt }
+      }, [bare.pid])
+      log(`bare: p99 ${bareDelivery.p99} ms`)
+      figures.push(
+        ...deliveryFigures(
+          'delivery.bare',
+          `bare Node server, ${bareReaders.count.toLocaleString()} streams`,
+          bareDelivery,
+          bareReaders.count,
+        ),
+      )
+      details.bare = { ...bareDelivery, connectSeconds: seconds }
+    } finally {
+      await stopAll()
+    }
+
+    log(`scratch database ${DB_NAME}`)
+    const databaseUrl = await setUpDatabase(postgresUrl)
+    try {
+      const rows = await seedMembers(databaseUrl, Math.max(single, pair))
+      // Access tokens live minutes: each setup signs its own right before it connects.
+      const tokens = createAccessTokens(benchJwtSecret)
+      const sign = () =>
+        Promise.all(
+          rows.map(async (row) => ({
+            token: await tokens.sign({
+              userId: row.user_id,
+              role: row.n === 1 ? 'admin' : 'member',
+              sessionId: row.session_id,
+            }),
+            address: clientAddress(row.n),
+          })),
         )
-      }
-      const connectS = round((performance.now() - connectStarted) / 1000, 1)
-      details.connectSeconds = connectS
-
-      const publish = async () => {
-        const sentAt = performance.now()
+      let signed = await sign()
+      const publishOn = (app: RunningProcess) => async (): Promise<Published> => {
+        const publisher = signed[0]
+        const sentAt = now()
         const response = await fetch(`${app.url}/discord/api/signals`, {
           method: 'POST',
           headers: {
@@ -198,66 +285,77 @@ export const deliverySection: Section = {
         const body = (await response.json()) as { data?: { id: string } }
         if (response.status !== 201 || !body.data)
           throw new Error(`publishing answered ${response.status}: ${JSON.stringify(body).slice(0, 200)}`)
-        return { id: body.data.id, sentAt, answeredMs: performance.now() - sentAt }
+        return { id: body.data.id, sentAt, answeredMs: now() - sentAt }
       }
-      const arrivals = async (id: string, sentAt: number, timeoutMs: number) => {
-        const deadline = performance.now() + timeoutMs
-        const arrivedAt = () =>
-          readers.map((reader) => reader.events.find((event) => event.data.includes(`"id":"${id}"`))?.at)
-        let seen = arrivedAt()
-        while (seen.some((at) => at === undefined) && performance.now() < deadline) {
-          await sleep(50)
-          seen = arrivedAt()
+
+      // One instance.
+      try {
+        const app = await startApp({ databaseUrl })
+        running.push(app)
+        const { readers: appReaders, seconds } = await connect(
+          'one app instance',
+          signed.slice(1, single + 1).map((member) => ({
+            url: `${app.url}/discord/api/signals/stream`,
+            headers: streamHeaders(member),
+          })),
+        )
+        const delivery = await measure(appReaders, publishOn(app), [app.pid])
+        log(`one instance: p99 ${delivery.p99} ms`)
+        figures.push(
+          ...deliveryFigures(
+            'delivery',
+            `${appReaders.count.toLocaleString()} streams on one instance`,
+            delivery,
+            single,
+            bareDelivery,
+          ),
+        )
+        details.oneInstance = {
+          ...delivery,
+          connectSeconds: seconds,
+          failedToConnect: appReaders.failed,
+          rssAfterMB: await app.rssMB(),
         }
-        return seen.map((at) => (at === undefined ? null : at - sentAt))
+      } finally {
+        await stopAll()
       }
 
-      log('warm-up publish (not measured)')
-      const warm = await publish()
-      await arrivals(warm.id, warm.sentAt, 30_000)
-
-      log(`measured publish to ${readers.length} live members`)
-      const cpuBefore = await cpuMs(app.pid)
-      const readersCpuBefore = process.cpuUsage()
-      const measured = await publish()
-      const delays = await arrivals(measured.id, measured.sentAt, 30_000)
-      const serverCpuMs = (await cpuMs(app.pid)) - cpuBefore
-      const readersCpu = process.cpuUsage(readersCpuBefore)
-      const readersCpuMs = Math.round((readersCpu.user + readersCpu.system) / 1000)
-      const received = delays.filter((delay): delay is number => delay !== null)
-      const missing = delays.length - received.length
-      const p = (q: number) => round(percentile(received, q) / 1000, 3)
-
-      figures.push(
-        figure(
-          'delivery.p99',
-          `publish → delivery p99, ${readers.length} live members`,
-          missing ? null : p(99),
-          {
-            unit: 's',
-            goal: atMost(1),
-            note: missing
-              ? `${missing} of ${readers.length} members received nothing within 30 s`
-              : `p50 ${p(50)} s, p90 ${p(90)} s, max ${p(100)} s; the publish call answered in ${round(measured.answeredMs)} ms; server CPU ${serverCpuMs} ms for the publication and its ${readers.length} deliveries (the readers' process: ${readersCpuMs} ms); on a crowded machine wall time stretches far beyond CPU time`,
-          },
-        ),
-        figure('delivery.received', 'members who received the signal', received.length, {
-          goal: equals(readers.length),
-          note: `of ${readers.length} connected (connecting took ${connectS} s)`,
-        }),
-      )
-      details.delaysMs = {
-        p50: round(percentile(received, 50)),
-        p90: round(percentile(received, 90)),
-        p99: round(percentile(received, 99)),
-        max: round(percentile(received, 100)),
-        missing,
+      // Two instances on the same database, half the streams on each.
+      try {
+        const first = await startApp({ databaseUrl })
+        running.push(first)
+        const second = await startApp({ databaseUrl })
+        running.push(second)
+        signed = await sign()
+        const members = signed.slice(1, pair + 1)
+        const { readers: pairReaders, seconds } = await connect(
+          'two app instances',
+          members.map((member, i) => ({
+            url: `${(i % 2 === 0 ? first : second).url}/discord/api/signals/stream`,
+            headers: streamHeaders(member),
+          })),
+        )
+        const delivery = await measure(pairReaders, publishOn(first), [first.pid, second.pid])
+        log(`two instances: p99 ${delivery.p99} ms`)
+        figures.push(
+          ...deliveryFigures(
+            'delivery.pair',
+            `${pairReaders.count.toLocaleString()} streams on two instances`,
+            delivery,
+            pair,
+            bareDelivery,
+          ),
+        )
+        details.twoInstances = {
+          ...delivery,
+          connectSeconds: seconds,
+          failedToConnect: pairReaders.failed,
+          rssAfterMB: [await first.rssMB(), await second.rssMB()],
+        }
+      } finally {
+        await stopAll()
       }
-      details.publishAnsweredMs = round(measured.answeredMs)
-      details.rssAfterMB = await app.rssMB()
     } finally {
-      for (const reader of readers) reader.request.destroy()
-      await app.stop()
       await dropDatabase(postgresUrl)
     }
     // Web push through the emulator's push service, beside its bare sender (delivery-push.ts).
@@ -266,7 +364,7 @@ export const deliverySection: Section = {
       figures: [...figures, ...push.figures],
       details: { ...details, ...push.details },
       notes: [
-        `${members} members with their own tokens, sessions, access and client addresses, on PostgreSQL (${DB_NAME}, dropped afterwards)`,
+        `${Math.max(single, pair)} members with their own tokens, sessions, access and client addresses, on PostgreSQL (${DB_NAME}, dropped afterwards); readers in processes of at most 4,000 streams each`,
         ...push.notes,
       ],
     }

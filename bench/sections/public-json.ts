@@ -3,7 +3,7 @@ import { autocannon, type ClosedLoopResult } from '../lib/autocannon'
 import { atLeast, equals, type Figure, figure, pending, round } from '../lib/figures'
 import type { Section } from '../lib/section'
 import { startApp, startBare } from '../lib/servers'
-import { cpuMs } from '../lib/util'
+import { cpuMs, sleep } from '../lib/util'
 
 /**
  * Cached public JSON: maximum throughput of each endpoint (autocannon, closed loop) against a bare
@@ -78,11 +78,26 @@ export const publicJsonSection: Section = {
           const url = `${app.url}${endpoint.path}`
           log(`autocannon ${endpoint.path} and its bare twin`)
           // CPU time each server spent per request: the same comparison, steadier on a busy machine.
+          // What the server spends at rest (the app's job queue polls its queues, timers run) is
+          // measured for a few seconds first and taken off: on a crowded machine throughput falls,
+          // and a fixed cost per second would otherwise be charged to fewer requests.
           const withCpu = async (pid: number, target: string) => {
+            const restStarted = performance.now()
+            const restBefore = await cpuMs(pid)
+            await sleep(3000)
+            const restMsPerS = ((await cpuMs(pid)) - restBefore) / ((performance.now() - restStarted) / 1000)
+            const started = performance.now()
             const cpuBefore = await cpuMs(pid)
             const result = await autocannon(target)
-            const usPerRequest = (((await cpuMs(pid)) - cpuBefore) * 1000) / Math.max(1, result.requests)
-            return { ...result, cpuUsPerRequest: Math.round(usPerRequest) }
+            const busyMs = (await cpuMs(pid)) - cpuBefore
+            const restMs = restMsPerS * ((performance.now() - started) / 1000)
+            const usPerRequest = (Math.max(0, busyMs - restMs) * 1000) / Math.max(1, result.requests)
+            return {
+              ...result,
+              cpuUsPerRequest: Math.round(usPerRequest),
+              cpuUsPerRequestWithRest: Math.round((busyMs * 1000) / Math.max(1, result.requests)),
+              restCpuMsPerS: Math.round(restMsPerS),
+            }
           }
           const before = await withCpu(bare.pid, `${bare.url}/bare/${endpoint.name}`)
           const measured = await withCpu(app.pid, url)
@@ -104,7 +119,9 @@ export const publicJsonSection: Section = {
               `${endpoint.path} bare CPU / app CPU per request`,
               round(bareCpu / measured.cpuUsPerRequest, 2),
               {
-                note: `${measured.cpuUsPerRequest} vs ${Math.round(bareCpu)} µs of server CPU per request`,
+                // Within 1.5× of the bare route's CPU per request (issue 22).
+                goal: atLeast(0.67),
+                note: `${measured.cpuUsPerRequest} vs ${Math.round(bareCpu)} µs of server CPU per request beyond what each spends at rest (${measured.restCpuMsPerS} vs ${before.restCpuMsPerS} ms/s); with it ${measured.cpuUsPerRequestWithRest} vs ${before.cpuUsPerRequestWithRest} µs`,
               },
             ),
             figure(`${key}.etag`, `${endpoint.path} sends ETag`, cache.etag !== null, { goal: equals(true) }),

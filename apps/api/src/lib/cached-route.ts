@@ -84,6 +84,7 @@ export function cachedJsonRoute<Data extends z.ZodType>(
         ? {
             // The shared copy costs less than limiting it; answers made per request keep the budget.
             config: {
+              ...HOT_ROUTE.config,
               rateLimit: { allowList: (request: FastifyRequest) => !route.perRequest?.applies(request) },
             },
           }

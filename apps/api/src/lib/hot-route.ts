@@ -48,7 +48,8 @@ function sharedQuietLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
  * request, and their request log is sampled; see docs/decisions/004 and 015.
  */
 export const HOT_ROUTE = {
-  config: { rateLimit: false },
+  // jsonAnswer: only the security headers a JSON answer needs (plugins/security.ts).
+  config: { rateLimit: false, jsonAnswer: true },
   compress: false,
   // A GET has no body to inflate: no request-decompression hook either.
   decompress: false,

@@ -1,24 +1,14 @@
 import { paths, serviceWorker } from '@edgeclub/shared'
 import { QueryClientProvider } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { type ComponentType, lazy, Suspense, useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { OfflineBanner } from '../components/offline-banner'
 import { MenuIcon } from '../components/ui/icons'
 import { logout } from '../features/auth/auth-api'
-import { CommunityTab } from '../features/community/community-tab'
-import { DiscordSettingsPanel } from '../features/community/discord-connection'
-import { TelegramSettingsPanel } from '../features/community/telegram-card'
 import { FlashMessage } from '../features/dashboard/flash-message'
-import { OverviewTab } from '../features/dashboard/overview-tab'
 import { Sidebar } from '../features/dashboard/sidebar'
 import { DASHBOARD_TABS, type DashboardTab, tabFrom } from '../features/dashboard/tabs'
 import { useSidebar } from '../features/dashboard/use-sidebar'
-import { PaymentHistoryTab } from '../features/payments/history-tab'
-import { NotificationsPanel } from '../features/settings/notifications-panel'
-import { SettingsTab } from '../features/settings/settings-tab'
-import { SignalsTab } from '../features/signals/signals-tab'
-import { SubscriptionTab } from '../features/subscriptions/subscription-tab'
-import { TipTab } from '../features/tips/tip-tab'
 import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
 import { registerDashboardWorker } from '../lib/service-worker'
@@ -114,21 +104,48 @@ function DashboardFrame() {
   )
 }
 
-/** The open tab; the address keeps it (?tab=settings). */
-function TabPanel({ tab }: { tab: DashboardTab }) {
-  switch (tab) {
-    case 'signals':
-      return <SignalsTab />
-    case 'subscription':
-      return <SubscriptionTab />
-    case 'payments':
-      return <PaymentHistoryTab />
-    case 'tip':
-      return <TipTab />
-    case 'community':
-      return <CommunityTab />
-    case 'settings':
-      return (
+/**
+ * Each tab is its own chunk, loaded when it opens: a member on a phone downloads and parses the tab
+ * they look at, not the nine others (the tip form's card fields, the admin-grade settings, ...).
+ */
+function lazyTab<M>(load: () => Promise<M>, pick: (module: M) => ComponentType) {
+  return lazy(async () => ({ default: pick(await load()) }))
+}
+const tabs: Record<DashboardTab, ComponentType> = {
+  overview: lazyTab(
+    () => import('../features/dashboard/overview-tab'),
+    (m) => m.OverviewTab,
+  ),
+  signals: lazyTab(
+    () => import('../features/signals/signals-tab'),
+    (m) => m.SignalsTab,
+  ),
+  subscription: lazyTab(
+    () => import('../features/subscriptions/subscription-tab'),
+    (m) => m.SubscriptionTab,
+  ),
+  payments: lazyTab(
+    () => import('../features/payments/history-tab'),
+    (m) => m.PaymentHistoryTab,
+  ),
+  tip: lazyTab(
+    () => import('../features/tips/tip-tab'),
+    (m) => m.TipTab,
+  ),
+  community: lazyTab(
+    () => import('../features/community/community-tab'),
+    (m) => m.CommunityTab,
+  ),
+  settings: lazy(async () => {
+    const [{ SettingsTab }, { NotificationsPanel }, { DiscordSettingsPanel }, { TelegramSettingsPanel }] =
+      await Promise.all([
+        import('../features/settings/settings-tab'),
+        import('../features/settings/notifications-panel'),
+        import('../features/community/discord-connection'),
+        import('../features/community/telegram-card'),
+      ])
+    return {
+      default: () => (
         <SettingsTab
           panels={
             <>
@@ -138,8 +155,17 @@ function TabPanel({ tab }: { tab: DashboardTab }) {
             </>
           }
         />
-      )
-    default:
-      return <OverviewTab />
-  }
+      ),
+    }
+  }),
+}
+
+/** The open tab; the address keeps it (?tab=settings). */
+function TabPanel({ tab }: { tab: DashboardTab }) {
+  const Tab = tabs[tab]
+  return (
+    <Suspense fallback={<p className="text-sm text-slate-400">Loading…</p>}>
+      <Tab />
+    </Suspense>
+  )
 }

@@ -109,12 +109,12 @@ export function createPlacesService(deps: {
         resolve(toPlanPlaces(rows.find((row) => row.plan_id === planId)), places),
       ]),
     )
-    // Grouped in one pass: a fan-out to every member asks about thousands at once.
+    // Grouped in one pass: a delivery to 15,000 live streams asks for 15,000 members at once.
     const plansOf = new Map<string, ReturnType<typeof resolve>[]>()
     for (const row of current) {
-      const plans = plansOf.get(row.user_id) ?? []
-      plans.push(byPlan.get(row.plan_id)!)
-      plansOf.set(row.user_id, plans)
+      const plans = plansOf.get(row.user_id)
+      if (plans) plans.push(byPlan.get(row.plan_id)!)
+      else plansOf.set(row.user_id, [byPlan.get(row.plan_id)!])
     }
     const byUser = new Map<string, MemberGrant>()
     for (const [userId, plans] of plansOf) byUser.set(userId, union(plans))

@@ -39,6 +39,8 @@ export function streamsFollowAccess(): AccessListener {
   }
 }
 
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n')
+
 const EVENT_OF = { publish: 'published', settle: 'settled', void: 'voided' } as const
 
 /**
@@ -66,6 +68,12 @@ export function createSignalStream(deps: {
   maxStreamsPerMember: number
 }) {
   const listeners = new Set<Listener>()
+  /** This instance's streams by id, and each member's streams here: found without a scan of every reader. */
+  const byId = new Map<string, Listener>()
+  const byUser = new Map<string, Set<Listener>>()
+  /** Streams opened since the last flush: announced and looked at together, one query per burst. */
+  const fresh = new Set<Listener>()
+  let flushing: NodeJS.Immediate | undefined
   /** Stream ids are this instance's prefix and a count: an instance knows its own streams' echoes. */
   const instance = randomUUID().slice(0, 8)
   let opens = 0
@@ -73,9 +81,9 @@ export function createSignalStream(deps: {
   const announced = new Map<string, string[]>()
   const warn = (message: string) => (error: unknown) =>
     deps.log.warn({ reason: error instanceof Error ? error.message : String(error) }, message)
-  const announce = (message: string) =>
+  const announce = (...messages: string[]) =>
     deps.repo
-      .notify(STREAMS_CHANNEL, message)
+      .notifyMany(STREAMS_CHANNEL, messages)
       .catch(warn('a stream could not be announced to the other instances'))
   let lastSeq: number | undefined
   let running: Promise<void> | undefined
@@ -84,13 +92,18 @@ export function createSignalStream(deps: {
   /** Readers waiting for what they missed before they reconnected. */
   const resuming = new Set<Listener>()
 
-  const write = (listener: Listener, chunk: string) => {
+  const write = (listener: Listener, chunk: string | Buffer) => {
     if (!listener.response.writableEnded) listener.response.write(chunk)
   }
 
   function remove(listener: Listener, options: { announce: boolean } = { announce: true }) {
     if (!listeners.delete(listener)) return
+    byId.delete(listener.id)
+    const mine = byUser.get(listener.userId)
+    mine?.delete(listener)
+    if (mine?.size === 0) byUser.delete(listener.userId)
     resuming.delete(listener)
+    fresh.delete(listener)
     clearTimeout(listener.closeTimer)
     if (!listener.response.writableEnded) listener.response.end()
     forget(listener.userId, listener.id)
@@ -108,15 +121,25 @@ export function createSignalStream(deps: {
   /** A stream opened (here or anywhere): beyond the member's limit, their oldest ones close. */
   function opened(userId: string, streamId: string) {
     // The echo of one of ours that already closed must not count against the member.
-    if (streamId.startsWith(`${instance}-`) && ![...listeners].some((listener) => listener.id === streamId))
-      return
+    if (streamId.startsWith(`${instance}-`) && !byId.has(streamId)) return
     const ids = announced.get(userId) ?? []
     if (!ids.includes(streamId)) ids.push(streamId)
     announced.set(userId, ids)
     while (ids.length > deps.maxStreamsPerMember) {
-      const oldest = ids.shift()!
-      for (const listener of listeners) if (listener.id === oldest) remove(listener)
+      const oldest = byId.get(ids.shift()!)
+      if (oldest) remove(oldest)
     }
+  }
+
+  /** Announces the streams opened since the last flush and looks at what each may see, in one go. */
+  function flushFresh() {
+    flushing = undefined
+    const batch = [...fresh]
+    fresh.clear()
+    if (batch.length === 0) return
+    void announce(...batch.map((listener) => `open ${listener.userId} ${listener.id}`))
+    // What each may see from the start, so a loss of access is noticed even before its first event.
+    void recheck(batch).catch(warn('new live streams could not be looked at'))
   }
 
   /**
@@ -162,27 +185,24 @@ export function createSignalStream(deps: {
     for (const entry of entries) {
       const row = signals.get(entry.signal_id)
       if (!row) continue
-      const views: Record<Reader, string> = {
-        full: JSON.stringify({
-          type: EVENT_OF[entry.type],
-          seq: entry.seq,
-          signal: toSignalView(row, 'full'),
-          head: heads.get(entry.seq) ?? null,
-        } satisfies SignalEvent),
-        public: JSON.stringify({
-          type: EVENT_OF[entry.type],
-          seq: entry.seq,
-          signal: toSignalView(row, 'public'),
-          head: heads.get(entry.seq) ?? null,
-        } satisfies SignalEvent),
-      }
+      // Each view serialized and encoded once, the same bytes written to every reader of it.
+      const event = (reader: Reader) =>
+        Buffer.from(
+          `id: ${entry.seq}\nevent: signal\ndata: ${JSON.stringify({
+            type: EVENT_OF[entry.type],
+            seq: entry.seq,
+            signal: toSignalView(row, reader),
+            head: heads.get(entry.seq) ?? null,
+          } satisfies SignalEvent)}\n\n`,
+        )
+      const views: Record<Reader, Buffer> = { full: event('full'), public: event('public') }
       for (const listener of audience) {
         if (!listeners.has(listener)) continue
         const categories = granted.get(listener.userId)
         const reader: Reader =
           listener.staff || (categories && categoryGranted(categories, row.category)) ? 'full' : 'public'
         listener.full = listener.staff || categories !== undefined
-        write(listener, `id: ${entry.seq}\nevent: signal\ndata: ${views[reader]}\n\n`)
+        write(listener, views[reader])
       }
     }
   }
@@ -250,7 +270,7 @@ export function createSignalStream(deps: {
       // Learn where the chain stands now: only entries from here on are news.
       wake()
       heartbeat = setInterval(() => {
-        for (const listener of listeners) write(listener, ': keep-alive\n\n')
+        for (const listener of listeners) write(listener, KEEP_ALIVE)
         // Notifications can be missed (a database failover); the sequence numbers catch up.
         wake()
       }, 15_000)
@@ -259,6 +279,9 @@ export function createSignalStream(deps: {
 
     stop() {
       clearInterval(heartbeat)
+      if (flushing) clearImmediate(flushing)
+      flushing = undefined
+      fresh.clear()
       // Not announced: a shutdown stays quick, and the others' record of these streams only counts them
       // until the member's next ones push them out (oldest first, so no live stream of theirs closes).
       for (const listener of [...listeners]) remove(listener, { announce: false })
@@ -281,7 +304,7 @@ export function createSignalStream(deps: {
       if (!userId) return
       if (kind === 'open' && streamId) return opened(userId, streamId)
       if (kind === 'close' && streamId) return forget(userId, streamId)
-      const theirs = [...listeners].filter((listener) => listener.userId === userId)
+      const theirs = [...(byUser.get(userId) ?? [])]
       void recheck(theirs).catch(warn("a member's live streams could not be looked at again"))
     },
 
@@ -302,15 +325,20 @@ export function createSignalStream(deps: {
         closeTimer: setTimeout(() => remove(listener), deps.maxStreamMs),
       }
       listeners.add(listener)
+      byId.set(listener.id, listener)
+      const mine = byUser.get(listener.userId)
+      if (mine) mine.add(listener)
+      else byUser.set(listener.userId, new Set([listener]))
       response.on('close', () => remove(listener))
       write(listener, `retry: 3000\n: connected\n\n`)
       // Counted here at once (a burst of connections is cut to the limit without waiting for the
-      // database), then announced so the other instances count it too.
+      // database), then announced so the other instances count it too, and looked at: together with
+      // the others opened in the same turn of the event loop (a burst is a few statements, not three
+      // per stream).
       opened(listener.userId, listener.id)
       if (listeners.has(listener)) {
-        void announce(`open ${listener.userId} ${listener.id}`)
-        // What it may see from the start, so a loss of access is noticed even before its first event.
-        void recheck([listener]).catch(warn('a new live stream could not be looked at'))
+        fresh.add(listener)
+        flushing ??= setImmediate(flushFresh)
       }
       if (reader.resumeAfter !== undefined) resuming.add(listener)
       if (lastSeq === undefined || reader.resumeAfter !== undefined) wake()
