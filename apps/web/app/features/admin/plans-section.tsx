@@ -235,7 +235,11 @@ function PlanEditor({
                 id={`${ids}-interval`}
                 value={draft.interval}
                 error={errors.interval}
-                onChange={(e) => set('interval', e.target.value as Draft['interval'])}
+                onChange={(e) => {
+                  set('interval', e.target.value as Draft['interval'])
+                  // A lifetime plan has no trial: an earlier trial error no longer applies.
+                  setErrors((current) => ({ ...current, trialDays: '' }))
+                }}
               >
                 {PLAN_INTERVALS.map((interval) => (
                   <option key={interval} value={interval}>
