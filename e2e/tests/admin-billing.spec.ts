@@ -258,10 +258,10 @@ test.describe('admin revenue levers', () => {
     await expect(access).toBeVisible()
     const before = /until (.+)$/.exec((await access.textContent()) ?? '')![1]!
 
-    await page.getByLabel('Free days').fill('')
+    await page.getByLabel('Free days', { exact: true }).fill('')
     await page.getByRole('button', { name: 'Add free days' }).click()
     await expect(page.getByText('Enter a number of days')).toBeVisible()
-    await page.getByLabel('Free days').fill('7')
+    await page.getByLabel('Free days', { exact: true }).fill('7')
     await page.getByRole('button', { name: 'Add free days' }).click()
     const added = page.getByText(/^7 free days added: next charge or end of access /)
     await expect(added).toBeVisible()
@@ -302,7 +302,7 @@ test.describe('admin revenue levers', () => {
     await page.getByRole('button', { name: 'Yes, pause' }).click()
     await expect(page.getByRole('alert')).toContainText('Only a renewing card plan can be paused')
     // Free days without a card plan: complimentary access.
-    await page.getByLabel('Free days').fill('5')
+    await page.getByLabel('Free days', { exact: true }).fill('5')
     await page.getByRole('button', { name: 'Add free days' }).click()
     await expect(page.getByText(/^5 free days added/)).toBeVisible()
     await expect(
