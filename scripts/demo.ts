@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline'
 import { startEmulator } from '@edgeclub/emulator'
 import { paths } from '@edgeclub/shared'
 import { loadConfig } from '../apps/api/src/config'
+import { DEMO_PROMO, DEMO_TRIAL, seedDemoBilling } from './demo-billing'
 import { seedDemoPlaces } from './demo-places'
 import { DEMO_ANALYST, seedDemoSignals } from './demo-signals'
 import { buildWebIfNeeded } from './web-build'
@@ -105,6 +106,8 @@ await seedDemoPlaces(
   { ...loadConfig(process.env), logLevel: 'warn' },
   { chats: telegram.config.chats, vipRoleId: '100000000000000100' },
 )
+// A free trial on Monthly and the WELCOME20 code (first run only), to try both offline.
+const billing = await seedDemoBilling({ ...loadConfig(process.env), logLevel: 'warn' })
 
 fs.mkdirSync(path.dirname(logFile), { recursive: true })
 const log = fs.createWriteStream(logFile, { flags: 'a' })
@@ -174,6 +177,10 @@ EdgeClub demo (offline; every outside service is the local emulator)
   Emails sent ........ ${emulator.url}/mail
   Test cards ......... 4242 4242 4242 4242 pays · 4000 0000 0000 0002 is declined · 4000 0025 0000 3155 asks for 3-D Secure
                        (any future expiry, any CVC and ZIP)
+  Free trial ......... ${billing.trialPlan ? `${billing.trialPlan} starts with a ${DEMO_TRIAL.days}-day free trial: the card is saved, nothing charged until it ends` : 'no plan has a trial (set one in Admin > Plans > Edit > Free trial)'}
+                       (one trial per member and per card; move time with the Stripe clock below to see the charge)
+  Promo code ......... ${DEMO_PROMO.code}: ${DEMO_PROMO.percentOff}% off the first payment, for anyone; type it on the payment
+                       screen or open ${site}/pricing?code=${DEMO_PROMO.code}  (make more in Admin > Promo codes)
 
   Emulator ........... ${emulator.url}
   Stripe API base .... ${emulator.url}            secret key ${emulator.stripe.secretKey}

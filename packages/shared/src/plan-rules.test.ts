@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { intervalText, savingText, sortPlansBySlug, subscribeLabel, yearlySaving } from './plan-rules'
+import {
+  intervalText,
+  savingText,
+  sortPlansBySlug,
+  subscribeLabel,
+  trialText,
+  yearlySaving,
+} from './plan-rules'
 
 const plan = (slug: string, sortOrder = 0) => ({ slug, sortOrder })
 
@@ -39,5 +46,12 @@ describe('plan rules', () => {
   it("PRICING-13 labels the lifetime button 'Get Lifetime Access' and others 'Subscribe to {name}'", () => {
     expect(subscribeLabel({ interval: 'lifetime', name: 'Lifetime' })).toBe('Get Lifetime Access')
     expect(subscribeLabel({ interval: 'month', name: 'Monthly' })).toBe('Subscribe to Monthly')
+  })
+
+  it("says '{n}-day free trial' on a recurring plan with trial days, and nothing on lifetime or without", () => {
+    expect(trialText({ interval: 'month', trialDays: 7 })).toBe('7-day free trial')
+    expect(trialText({ interval: 'week', trialDays: 1 })).toBe('1-day free trial')
+    expect(trialText({ interval: 'month', trialDays: 0 })).toBeNull()
+    expect(trialText({ interval: 'lifetime', trialDays: 7 })).toBeNull()
   })
 })

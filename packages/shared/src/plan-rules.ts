@@ -39,6 +39,12 @@ export function savingText(saving: number, currency: string): string {
   return `Save ${formatMoney(saving, currency)}/year`
 }
 
+/** '7-day free trial' on a plan's card, or null without a trial (lifetime plans never have one). */
+export function trialText(plan: Pick<Plan, 'interval' | 'trialDays'>): string | null {
+  if (plan.interval === 'lifetime' || !plan.trialDays || plan.trialDays <= 0) return null
+  return plan.trialDays === 1 ? '1-day free trial' : `${plan.trialDays}-day free trial`
+}
+
 export function subscribeLabel(plan: Pick<Plan, 'interval' | 'name'>): string {
   return plan.interval === 'lifetime' ? 'Get Lifetime Access' : `Subscribe to ${plan.name}`
 }

@@ -4,12 +4,14 @@ import { Link, useSearchParams } from 'react-router'
 import { ButtonLink } from '../components/ui/button'
 import { LogoMark } from '../components/ui/icons'
 import { AuditSection } from '../features/admin/audit-section'
+import { BillingSettingsSection } from '../features/admin/billing-settings-section'
 import { BroadcastSection } from '../features/admin/broadcast-section'
 import { ClaimsSection } from '../features/admin/claims-section'
 import { PaymentsSection, SubscriptionsSection } from '../features/admin/lists-section'
 import { OverviewSection } from '../features/admin/overview-section'
 import { PlacesSection } from '../features/admin/places-section'
 import { PlansSection } from '../features/admin/plans-section'
+import { PromoCodesSection } from '../features/admin/promo-codes-section'
 import { UserDetailSection } from '../features/admin/user-detail-section'
 import { UsersSection } from '../features/admin/users-section'
 import { SignalsSection } from '../features/signals/staff-signals-section'
@@ -29,6 +31,8 @@ const SECTIONS = [
   { id: 'subscriptions', label: 'Subscriptions' },
   { id: 'payments', label: 'Payments' },
   { id: 'plans', label: 'Plans' },
+  { id: 'promo', label: 'Promo codes' },
+  { id: 'billing', label: 'Billing settings' },
   { id: 'places', label: 'Places' },
   { id: 'broadcast', label: 'Broadcast' },
   { id: 'claims', label: 'Claims' },
@@ -121,6 +125,8 @@ function Console({ sections }: { sections: readonly (typeof SECTIONS)[number][] 
         {section === 'subscriptions' ? <SubscriptionsSection /> : null}
         {section === 'payments' ? <PaymentsSection /> : null}
         {section === 'plans' ? <PlansSection /> : null}
+        {section === 'promo' ? <PromoCodesSection /> : null}
+        {section === 'billing' ? <BillingSettingsSection /> : null}
         {section === 'places' ? <PlacesSection /> : null}
         {section === 'broadcast' ? <BroadcastSection /> : null}
         {section === 'claims' ? <ClaimsSection /> : null}

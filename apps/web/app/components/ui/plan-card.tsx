@@ -1,4 +1,4 @@
-import { formatMoney, intervalText, type Plan, savingText, subscribeLabel } from '@edgeclub/shared'
+import { formatMoney, intervalText, type Plan, savingText, subscribeLabel, trialText } from '@edgeclub/shared'
 import { Button } from './button'
 import { CheckIcon } from './icons'
 import { Badge } from './layout'
@@ -22,6 +22,7 @@ export function PlanCard({
   secondary?: { label: string; onClick: () => void }
 }) {
   const interval = intervalText(plan)
+  const trial = trialText(plan)
   const headingId = `plan-${plan.id}-name`
   return (
     <article
@@ -44,6 +45,7 @@ export function PlanCard({
         </span>
         {interval ? <span className="text-sm text-slate-400">{interval}</span> : null}
       </p>
+      {trial ? <p className="mt-2 text-sm font-semibold text-sky-300">{trial}</p> : null}
       {saving !== null ? (
         <p className="mt-2 text-sm font-semibold text-emerald-300">{savingText(saving, plan.currency)}</p>
       ) : null}

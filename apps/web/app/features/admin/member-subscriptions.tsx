@@ -1,5 +1,6 @@
 import type { SubscriptionView } from '@edgeclub/shared'
 import { day, providerLabel, words } from '../../components/ui/console'
+import { planStateLines } from './member-summary'
 
 /** Every subscription of the member, as the ledger has it: plan, how it was paid, status and period. */
 export function MemberSubscriptions({ subscriptions }: { subscriptions: SubscriptionView[] }) {
@@ -16,6 +17,9 @@ export function MemberSubscriptions({ subscriptions }: { subscriptions: Subscrip
             {s.cancelAtPeriodEnd && s.status === 'active' ? ' (ends at period end)' : ''} · {day(s.startDate)}{' '}
             → {s.endDate ? day(s.endDate) : 'lifetime'}
           </span>
+          {planStateLines(s).length > 0 ? (
+            <span className="w-full text-sky-200">{planStateLines(s).join(' · ')}</span>
+          ) : null}
         </li>
       ))}
     </ul>

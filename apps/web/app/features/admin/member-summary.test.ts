@@ -1,6 +1,6 @@
 import type { SubscriptionView } from '@edgeclub/shared'
 import { describe, expect, it } from 'vitest'
-import { accessLine } from './member-summary'
+import { accessLine, planStateLines, shownSubscription } from './member-summary'
 
 /** The member page's Access line comes from the subscription the server says gives access now. */
 const yearly: SubscriptionView = {
@@ -45,5 +45,36 @@ describe("the admin member page's access line", () => {
 
   it('reads None without access', () => {
     expect(accessLine(null)).toBe('None')
+  })
+})
+
+describe("the admin member page's plan status", () => {
+  it('says when a trial ends', () => {
+    expect(
+      planStateLines({ ...yearly, status: 'trialing', trialEndsAt: '2026-03-10T12:00:00.000Z' }),
+    ).toEqual(['Trial — ends Mar 10, 2026'])
+  })
+
+  it('says when a paused plan resumes, and when a pause still to come starts', () => {
+    const paused = { ...yearly, status: 'paused' as const, resumesAt: '2027-06-03T12:00:00.000Z' }
+    expect(planStateLines(paused)).toEqual(['Paused — resumes Jun 3, 2027'])
+    expect(planStateLines({ ...paused, status: 'active' })).toEqual([
+      'Pauses Mar 3, 2027 — resumes Jun 3, 2027',
+    ])
+  })
+
+  it('names the plan a scheduled change switches to, and when', () => {
+    const switching = {
+      ...yearly,
+      scheduledChange: { planId: 'plan-m', planName: 'Monthly', effectiveAt: '2027-03-03T12:00:00.000Z' },
+    }
+    expect(planStateLines(switching)).toEqual(['Switches to Monthly on Mar 3, 2027'])
+  })
+
+  it('says nothing of a plain active plan, and shows a paused plan when nothing gives access', () => {
+    expect(planStateLines(yearly)).toEqual([])
+    const paused = { ...yearly, id: 's2', status: 'paused' as const }
+    expect(shownSubscription(null, [{ ...yearly, status: 'expired' }, paused])).toBe(paused)
+    expect(shownSubscription(yearly, [paused])).toBe(yearly)
   })
 })

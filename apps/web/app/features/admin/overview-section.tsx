@@ -6,6 +6,7 @@ import { money } from '../../components/ui/console'
 import { Alert } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { runReconciliation, useAnalytics, useReconciliationIssues } from './admin-api'
+import { RevenueLevers } from './revenue-levers'
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (
@@ -172,6 +173,7 @@ export function OverviewSection() {
       <Panel title="Revenue, last 12 months">
         <RevenueChart data={a.revenueByMonth} currency={a.currency} />
       </Panel>
+      <RevenueLevers analytics={a} />
       <div className="grid gap-6 lg:grid-cols-2">
         <Panel title="Plan mix">
           {a.planMix.length === 0 ? (

@@ -8,6 +8,8 @@ import {
   type PlanPlaces,
   PlanRemovalSchema,
   sortPlansBySlug,
+  TRIAL_DAYS_MAX,
+  trialText,
   yearlySaving,
 } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
@@ -33,6 +35,8 @@ interface Draft {
   isPopular: boolean
   sortOrder: string
   isActive: boolean
+  /** Free days before the first charge ('0': none); a lifetime plan has none. */
+  trialDays: string
   places: PlanPlaces
 }
 
@@ -48,6 +52,7 @@ const blank: Draft = {
   isPopular: false,
   sortOrder: '10',
   isActive: true,
+  trialDays: '0',
   places: ALL_PLACES,
 }
 
@@ -63,6 +68,7 @@ const toDraft = (plan: AdminPlan): Draft => ({
   isPopular: plan.isPopular,
   sortOrder: String(plan.sortOrder),
   isActive: plan.isActive,
+  trialDays: String(plan.trialDays),
   places: plan.places,
 })
 
@@ -84,6 +90,7 @@ const toInput = (draft: Draft) => ({
   isPopular: draft.isPopular,
   sortOrder: numberOrUndefined(draft.sortOrder),
   isActive: draft.isActive,
+  trialDays: draft.interval === 'lifetime' ? 0 : numberOrUndefined(draft.trialDays),
   places: draft.places,
 })
 
@@ -228,7 +235,11 @@ function PlanEditor({
                 id={`${ids}-interval`}
                 value={draft.interval}
                 error={errors.interval}
-                onChange={(e) => set('interval', e.target.value as Draft['interval'])}
+                onChange={(e) => {
+                  set('interval', e.target.value as Draft['interval'])
+                  // A lifetime plan has no trial: an earlier trial error no longer applies.
+                  setErrors((current) => ({ ...current, trialDays: '' }))
+                }}
               >
                 {PLAN_INTERVALS.map((interval) => (
                   <option key={interval} value={interval}>
@@ -247,6 +258,20 @@ function PlanEditor({
               onChange={(e) => set('intervalCount', e.target.value)}
             />
           </div>
+          <TextField
+            id={`${ids}-trial`}
+            label="Free trial (days)"
+            hint={
+              draft.interval === 'lifetime'
+                ? 'A lifetime plan has no trial'
+                : `0: none. Up to ${TRIAL_DAYS_MAX} days; the card is saved at checkout and charged when the trial ends; one trial per member and per card`
+            }
+            error={errors.trialDays}
+            inputMode="numeric"
+            value={draft.interval === 'lifetime' ? '0' : draft.trialDays}
+            disabled={draft.interval === 'lifetime'}
+            onChange={(e) => set('trialDays', e.target.value)}
+          />
           <Field
             id={`${ids}-features`}
             label="Features (one per line)"
@@ -399,6 +424,7 @@ export function PlansSection() {
                 </p>
                 <p className="text-sm text-slate-300">
                   {money(plan.price, plan.currency)} · {intervalLabel(plan)} ·{' '}
+                  {trialText(plan) ? `${trialText(plan)} · ` : ''}
                   <span
                     className={
                       plan.archived ? 'text-slate-400' : plan.isActive ? 'text-emerald-300' : 'text-amber-200'

@@ -15,6 +15,7 @@ import { MemberPayments } from './member-payments'
 import { MemberSubscriptions } from './member-subscriptions'
 import { MemberSummary } from './member-summary'
 import { fullName, useMemberDetail } from './members-api'
+import { MembershipActions } from './membership-actions'
 
 /** One member: subscriptions, payments, Discord and Telegram state and every operator action. */
 export function UserDetailSection({ userId }: { userId: string }) {
@@ -57,7 +58,12 @@ export function UserDetailSection({ userId }: { userId: string }) {
       {back}
       <Notice notice={notice} />
       <Panel title={name}>
-        <MemberSummary user={user} discord={discord} currentAccess={currentAccess} />
+        <MemberSummary
+          user={user}
+          discord={discord}
+          currentAccess={currentAccess}
+          subscriptions={subscriptions}
+        />
       </Panel>
       <Panel title="Places and Telegram">
         <MemberCommunities telegram={telegram} places={places} />
@@ -65,6 +71,7 @@ export function UserDetailSection({ userId }: { userId: string }) {
       <Panel title="Actions">
         <div className="space-y-6">
           <GrantForm userId={user.id} run={run} />
+          <MembershipActions userId={user.id} run={run} />
           <AccountActions user={user} name={name} self={self} run={run} />
           <DiscordActions userId={user.id} banned={discord.banned || telegram.banned} run={run} />
         </div>
