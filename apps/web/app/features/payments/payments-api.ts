@@ -9,3 +9,12 @@ export function confirmPayment(paymentIntentId: string) {
     schema: PaymentConfirmationSchema,
   })
 }
+
+/** A trial's card, saved by Stripe.js: the server checks the SetupIntent and starts the trial (or charges a card that had one). */
+export function confirmTrial(setupIntentId: string) {
+  return apiRequest('/payments/confirm', {
+    method: 'POST',
+    body: { setupIntentId },
+    schema: PaymentConfirmationSchema,
+  })
+}
