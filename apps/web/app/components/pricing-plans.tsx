@@ -5,7 +5,7 @@ import { defineIsland } from '../lib/island'
 import { useAppNavigation } from '../lib/navigation'
 import type { CheckoutStartState, LoginState } from '../lib/navigation-state'
 import { normalizeCode } from '../lib/navigation-state'
-import { CURRENT_PLAN_LABEL, changeLabel, type PlanCardStatus, planAction } from '../lib/plan-actions'
+import { changeLabel, type PlanCardStatus, planAction, planNote } from '../lib/plan-actions'
 import { fetchActivePlans } from '../lib/plans-api'
 import { useRemoteData } from '../lib/use-remote-data'
 import { useSession } from '../lib/use-session'
@@ -109,14 +109,7 @@ function PricingPlans() {
             plans={plans}
             onChoose={choose}
             labelFor={(plan) => (planAction(plan, member) === 'change' ? changeLabel(plan) : undefined)}
-            noteFor={(plan) => {
-              const action = planAction(plan, member)
-              return action === 'current'
-                ? CURRENT_PLAN_LABEL
-                : action === 'none'
-                  ? 'Included in your plan'
-                  : undefined
-            }}
+            noteFor={(plan) => planNote(planAction(plan, member))}
           />
         ) : null}
       </div>

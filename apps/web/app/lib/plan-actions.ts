@@ -14,16 +14,17 @@ export interface PlanCardStatus {
 /**
  * What a plan card offers a member:
  * - 'current': their own plan ("Current plan", nothing to buy on it);
+ * - 'extend': their own plan paid with crypto ("Current plan"; paying again adds a period);
  * - 'change': another plan while a renewing card plan runs (preview, then change: decision 019);
  * - 'none': nothing (a lifetime member has every plan already);
  * - 'subscribe': the ordinary checkout (no access, or a crypto or admin-granted plan).
  */
-export type PlanAction = 'current' | 'change' | 'none' | 'subscribe'
+export type PlanAction = 'current' | 'extend' | 'change' | 'none' | 'subscribe'
 
 export function planAction(plan: Pick<Plan, 'id'>, status: PlanCardStatus | null | undefined): PlanAction {
   const subscription = status?.activeSubscription
   if (!status?.hasAccess || !subscription) return 'subscribe'
-  if (subscription.planId.id === plan.id) return 'current'
+  if (subscription.planId.id === plan.id) return subscription.provider === 'crypto' ? 'extend' : 'current'
   if (subscription.endDate === null) return 'none'
   const renewingCard =
     subscription.provider === 'stripe' && ['active', 'trialing', 'past_due'].includes(subscription.status)
@@ -41,4 +42,11 @@ export function changeLabel(plan: Pick<Plan, 'name' | 'interval'>): string {
 export function formatDay(iso: string | null | undefined): string {
   if (!iso) return ''
   return new Date(iso).toLocaleDateString('en-US', { dateStyle: 'medium' })
+}
+
+/** The words on a plan card that offers nothing to buy, if any. */
+export function planNote(action: PlanAction): string | undefined {
+  if (action === 'current' || action === 'extend') return CURRENT_PLAN_LABEL
+  if (action === 'none') return 'Included in your plan'
+  return undefined
 }

@@ -14,8 +14,9 @@ import { Alert, TextInput } from '../components/ui/field'
 import { CheckIcon } from '../components/ui/icons'
 import { Badge } from '../components/ui/layout'
 import { StripeGate } from '../components/ui/stripe-gate'
-import { confirmPayment, confirmTrial } from '../features/payments/payments-api'
 import {
+  confirmPayment,
+  confirmTrial,
   createCryptoCheckout,
   createPaymentIntent,
   fetchPromoQuote,

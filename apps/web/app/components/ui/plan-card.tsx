@@ -73,7 +73,7 @@ export function PlanCard({
           {actionLabel ?? subscribeLabel(plan)}
         </Button>
       ) : null}
-      {secondary && !note ? (
+      {secondary ? (
         <Button className="mt-3 w-full" variant="ghost" onClick={secondary.onClick} disabled={disabled}>
           {secondary.label}
         </Button>
