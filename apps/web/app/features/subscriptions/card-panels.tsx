@@ -83,7 +83,7 @@ export function UpdateCardPanel({
   onSaved,
 }: {
   onClose: () => void
-  onSaved: (message: string) => void
+  onSaved: (message: string, tone: 'success' | 'warning') => void
 }) {
   const [setup, setSetup] = useState<{ clientSecret: string; setupIntentId: string } | null>(null)
   const [error, setError] = useState<string | null>(null)
@@ -122,11 +122,13 @@ export function UpdateCardPanel({
             onCancel={onClose}
             run={async (card) => {
               let message = ''
+              let tone: 'success' | 'warning' = 'success'
               const saved = await card.confirmSetup(setup.clientSecret, async () => {
                 const result = await finishCardUpdate(setup.setupIntentId)
                 if (!result.success || !result.data)
                   throw new CardFlowError(result.error ?? billingMessages.cardSetupFailed)
                 message = result.data.message
+                if (result.data.retried === 'failed') tone = 'warning'
                 // The retried renewal needs the bank's confirmation: ask for it here.
                 if (result.data.retried === 'requires_action' && result.data.clientSecret) {
                   const secret = result.data.clientSecret
@@ -135,7 +137,7 @@ export function UpdateCardPanel({
                   if (!confirmed.ok) throw new CardFlowError(confirmed.message)
                 }
               })
-              if (saved.ok) onSaved(message || 'Your card is updated.')
+              if (saved.ok) onSaved(message || 'Your card is updated.', tone)
               return saved
             }}
           />

@@ -51,7 +51,7 @@ export function SubscriptionTab() {
   const plans = useActivePlans()
   const [processing, setProcessing] = useState<string | null>(null)
   const [message, setMessage] = useState<string | null>(null)
-  const [notice, setNotice] = useState<string | null>(null)
+  const [notice, setNotice] = useState<{ text: string; tone: 'success' | 'warning' } | null>(null)
   const [confirmCancel, setConfirmCancel] = useState(false)
   const [pausing, setPausing] = useState(false)
   const [working, setWorking] = useState(false)
@@ -142,7 +142,13 @@ export function SubscriptionTab() {
     const result = await unpauseSubscription()
     setWorking(false)
     setMessage(result.success ? null : `Failed to resume. ${result.error ?? checkoutMessages.unexpected}`)
-    if (result.success) setNotice('Your membership is running again.')
+    if (result.success)
+      setNotice({
+        text: result.data?.clientSecret
+          ? 'Your bank asks you to confirm the payment: complete it in Payment History.'
+          : 'Your membership is running again.',
+        tone: result.data?.clientSecret ? 'warning' : 'success',
+      })
     await refresh()
   }
   const undo = async () => {
@@ -152,9 +158,9 @@ export function SubscriptionTab() {
     setMessage(result.success ? null : `Failed to undo. ${result.error ?? checkoutMessages.unexpected}`)
     await refresh()
   }
-  const afterPanel = async (text: string) => {
+  const afterPanel = async (text: string, tone: 'success' | 'warning' = 'success') => {
     setPanel(null)
-    setNotice(text)
+    setNotice({ text, tone })
     await refresh()
   }
   const resume = async () => {
@@ -322,21 +328,14 @@ export function SubscriptionTab() {
             onClose={() => setConfirmCancel(false)}
             onKept={async (text) => {
               setConfirmCancel(false)
-              setNotice(text)
+              setNotice({ text, tone: 'success' })
               await refresh()
             }}
           />
         ) : null}
       </section>
 
-      {notice ? (
-        <p
-          role="status"
-          className="rounded-lg border border-emerald-400/40 bg-emerald-400/10 px-4 py-3 text-sm text-emerald-100"
-        >
-          {notice}
-        </p>
-      ) : null}
+      {notice ? <Alert tone={notice.tone}>{notice.text}</Alert> : null}
 
       {updatingCard ? <UpdateCardPanel onClose={() => setPanel(null)} onSaved={afterPanel} /> : null}
       {changePlanTo && !updatingCard ? (
