@@ -10,6 +10,10 @@ import { createMember, mailbox, newMember, signIn } from '../support/members'
 
 const DAY_SECONDS = 24 * 3600
 
+// Each test buys a plan and moves through Stripe and back several times: more than the default 30 s
+// on a busy machine.
+test.describe.configure({ timeout: 120_000 })
+
 async function fillCard(page: Page, number = '4242 4242 4242 4242') {
   await page.getByLabel('Card number').fill(number)
   await page.getByLabel('Expiration date').fill('12 / 34')
@@ -42,8 +46,8 @@ async function buy(page: Page, planButton: string, price: string) {
   await expect(page).toHaveURL('/payment')
   await fillCard(page)
   await page.getByRole('button', { name: `Pay ${price}` }).click()
-  await expect(page.getByText('Payment Successful!')).toBeVisible()
-  await expect(page).toHaveURL('/dashboard', { timeout: 8_000 })
+  await expect(page.getByText('Payment Successful!')).toBeVisible({ timeout: 20_000 })
+  await expect(page).toHaveURL('/dashboard', { timeout: 20_000 })
 }
 
 /** Stripe's own view of a member (the emulator's API, with the secret key): the customer and its subscription. */
@@ -101,8 +105,8 @@ test.describe('the doors to checkout', () => {
     await expect(summary).toContainText('$31.99')
     await fillCard(page)
     await page.getByRole('button', { name: 'Pay $31.99' }).click()
-    await expect(page.getByText('Payment Successful!')).toBeVisible()
-    await expect(page).toHaveURL('/dashboard', { timeout: 8_000 })
+    await expect(page.getByText('Payment Successful!')).toBeVisible({ timeout: 20_000 })
+    await expect(page).toHaveURL('/dashboard', { timeout: 20_000 })
     await page.getByRole('link', { name: 'Payment History' }).click()
     const row = page.getByRole('region', { name: 'Your payments' }).getByRole('listitem').first()
     await expect(row).toContainText('$31.99')
@@ -132,10 +136,10 @@ test.describe('the doors to checkout', () => {
       await expect(promo.getByRole('status')).toContainText('New total: $11.99')
       await fillCard(page)
       await page.getByRole('button', { name: 'Pay $11.99' }).click()
-      await expect(page.getByText('Payment Successful!')).toBeVisible()
+      await expect(page.getByText('Payment Successful!')).toBeVisible({ timeout: 20_000 })
       await expect(page.getByRole('button', { name: 'Pay with crypto' })).toHaveCount(0)
       await expect(page.getByRole('button', { name: /^Pay / })).toHaveCount(0)
-      await expect(page).toHaveURL('/dashboard', { timeout: 8_000 })
+      await expect(page).toHaveURL('/dashboard', { timeout: 20_000 })
       await expect(page.getByText('Successfully subscribed to Weekly plan!')).toBeVisible()
 
       // Back leaves the dashboard for Pricing; Forward returns without the message or the success screen.
