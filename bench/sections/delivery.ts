@@ -194,7 +194,8 @@ function deliveryFigures(key: string, label: string, delivery: Delivery, connect
 
 export const deliverySection: Section = {
   name: 'delivery',
-  title: 'signal publish → delivery to 15,000 live streams on one instance, 30,000 on two, and to 15,000 push subscriptions',
+  title:
+    'signal publish → delivery to 15,000 live streams on one instance, 30,000 on two, and to 15,000 push subscriptions',
   async run({ postgresUrl, log }) {
     const single = envNumber('BENCH_STREAM_MEMBERS', 15_000)
     const pair = envNumber('BENCH_STREAM_PAIR_MEMBERS', single * 2)

@@ -27,6 +27,9 @@ export default async function globalSetup() {
       STRIPE_PUBLISHABLE_KEY: emulator.stripe.publishableKey,
       STRIPE_WEBHOOK_SECRET: emulator.stripe.webhookSecret,
       STRIPE_API_BASE: emulator.url,
+      // Each member's Stripe customer on a test clock of its own: a test moves one member's time (a
+      // renewal, a failed renewal) without touching anyone else's.
+      STRIPE_TEST_CLOCKS: 'true',
       DISCORD_BOT_TOKEN: emulator.discord.config.botToken,
       DISCORD_GUILD_ID: emulator.discord.config.guildId,
       DISCORD_INVITE_CHANNEL_ID: emulator.discord.config.inviteChannelId,

@@ -60,7 +60,8 @@ export async function startServer(
     output += chunk
   })
 
-  const deadline = Date.now() + 180_000
+  // A busy machine (several suites at once) may need longer: E2E_SERVER_START_MS.
+  const deadline = Date.now() + Number(process.env.E2E_SERVER_START_MS ?? 180_000)
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The server exited during start:\n${output}`)
     const ready = await fetch(`${url}/readyz`).then(

@@ -1,4 +1,11 @@
-import { CryptoCheckoutSchema, type PaymentIntent, PaymentIntentSchema, type Plan } from '@edgeclub/shared'
+import {
+  CryptoCheckoutSchema,
+  PaymentConfirmationSchema,
+  type PaymentIntent,
+  PaymentIntentSchema,
+  type Plan,
+  PromoQuoteSchema,
+} from '@edgeclub/shared'
 import { useEffect, useState } from 'react'
 import { apiRequest } from './api-client'
 import { getClientConfig } from './client-config'
@@ -10,24 +17,32 @@ import { getClientConfig } from './client-config'
  */
 export interface PaymentSessionState {
   paymentIntent: Pick<PaymentIntent, 'clientSecret' | 'paymentIntentId' | 'amount' | 'currency'> &
-    Partial<Pick<PaymentIntent, 'paymentId' | 'plan'>>
+    Partial<Pick<PaymentIntent, 'paymentId' | 'plan' | 'setupIntentId' | 'trialEndsAt' | 'promo'>>
   plan: Plan
 }
 
-export function createPaymentIntent(planId: string) {
+/** POST /payments/create-intent: the checkout of a plan, with the member's promo code if any. */
+export function createPaymentIntent(planId: string, promoCode?: string) {
   return apiRequest('/payments/create-intent', {
     method: 'POST',
-    body: { planId, currency: 'USD' },
+    body: { planId, currency: 'USD', ...(promoCode ? { promoCode } : {}) },
     schema: PaymentIntentSchema,
   })
 }
 
-/** POST /payments/create-crypto: a BTCPay invoice for the plan (the server sets the amount). */
-export function createCryptoCheckout(planId: string) {
+/** POST /payments/create-crypto: a BTCPay invoice for the plan (the server sets the amount, code included). */
+export function createCryptoCheckout(planId: string, promoCode?: string) {
   return apiRequest('/payments/create-crypto', {
     method: 'POST',
-    body: { planId },
+    body: { planId, ...(promoCode ? { promoCode } : {}) },
     schema: CryptoCheckoutSchema,
+  })
+}
+
+/** GET /promo-codes/:code?planId=: the first payment with the code, or the server's reason it is refused. */
+export function fetchPromoQuote(code: string, planId: string) {
+  return apiRequest(`/promo-codes/${encodeURIComponent(code)}?planId=${encodeURIComponent(planId)}`, {
+    schema: PromoQuoteSchema,
   })
 }
 
@@ -41,4 +56,22 @@ export function useCryptoEnabled(): boolean {
     )
   }, [])
   return enabled
+}
+
+/** After Stripe.js reports success, the server checks the PaymentIntent itself before it grants access. */
+export function confirmPayment(paymentIntentId: string) {
+  return apiRequest('/payments/confirm', {
+    method: 'POST',
+    body: { paymentIntentId },
+    schema: PaymentConfirmationSchema,
+  })
+}
+
+/** A trial's card, saved by Stripe.js: the server checks the SetupIntent and starts the trial (or charges a card that had one). */
+export function confirmTrial(setupIntentId: string) {
+  return apiRequest('/payments/confirm', {
+    method: 'POST',
+    body: { setupIntentId },
+    schema: PaymentConfirmationSchema,
+  })
 }

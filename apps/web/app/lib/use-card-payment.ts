@@ -1,5 +1,5 @@
 import { CardElement, useElements, useStripe } from '@stripe/react-stripe-js'
-import type { StripeCardElementChangeEvent } from '@stripe/stripe-js'
+import type { Stripe, StripeCardElement, StripeCardElementChangeEvent } from '@stripe/stripe-js'
 import { useState } from 'react'
 import { billingName } from './stripe-loader'
 import { useSession } from './use-session'
@@ -14,6 +14,11 @@ export interface CardPaymentMessages {
   unexpected: string
 }
 
+/** Thrown by an `afterSuccess` step with the words the member should read (the server's refusal). */
+export class CardFlowError extends Error {}
+
+export type CardResult = { ok: true } | { ok: false; message: string }
+
 /**
  * Confirms a card payment with Stripe.js (the billing name is first and last name, else email, else
  * 'Customer'), then runs `afterSuccess` (the server's own check) while still "paying".
@@ -25,24 +30,63 @@ export function useCardPayment(messages: CardPaymentMessages) {
   const [paying, setPaying] = useState(false)
   const [cardError, setCardError] = useState<string | null>(null)
 
-  const confirm = async (
-    clientSecret: string,
+  const run = async (
+    step: (card: StripeCardElement, stripe: Stripe) => Promise<CardResult | null>,
     afterSuccess: () => Promise<void>,
-  ): Promise<{ ok: true } | { ok: false; message: string }> => {
+  ): Promise<CardResult> => {
     if (!stripe || !elements) return { ok: false, message: messages.stripeNotLoaded }
     const card = elements.getElement(CardElement)
     if (!card) return { ok: false, message: messages.cardMissing }
     setPaying(true)
     try {
-      const result = await stripe.confirmCardPayment(clientSecret, {
+      const failed = await step(card, stripe)
+      if (failed) return failed
+      await afterSuccess()
+      return { ok: true }
+    } catch (error) {
+      return { ok: false, message: error instanceof CardFlowError ? error.message : messages.unexpected }
+    } finally {
+      setPaying(false)
+    }
+  }
+
+  /** A payment (PaymentIntent client secret); 3-D Secure is asked for by Stripe.js when the bank wants it. */
+  const confirm = (clientSecret: string, afterSuccess: () => Promise<void>) =>
+    run(async (card, client) => {
+      const result = await client.confirmCardPayment(clientSecret, {
         payment_method: { card, billing_details: { name: billingName(user) } },
       })
       if (result.error) return { ok: false, message: result.error.message ?? messages.declined }
       if (result.paymentIntent?.status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
+      return null
+    }, afterSuccess)
+
+  /** Saving the card for later charges (SetupIntent client secret): a trial, or a new renewal card. */
+  const confirmSetup = (clientSecret: string, afterSuccess: () => Promise<void>) =>
+    run(async (card, client) => {
+      const result = await client.confirmCardSetup(clientSecret, {
+        payment_method: { card, billing_details: { name: billingName(user) } },
+      })
+      if (result.error) return { ok: false, message: result.error.message ?? messages.declined }
+      if (result.setupIntent?.status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
+      return null
+    }, afterSuccess)
+
+  /** A payment with the card already saved (no card details typed): only 3-D Secure, when asked. */
+  const confirmSaved = async (
+    clientSecret: string,
+    afterSuccess: () => Promise<void>,
+  ): Promise<CardResult> => {
+    if (!stripe) return { ok: false, message: messages.stripeNotLoaded }
+    setPaying(true)
+    try {
+      const result = await stripe.confirmCardPayment(clientSecret)
+      if (result.error) return { ok: false, message: result.error.message ?? messages.declined }
+      if (result.paymentIntent?.status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
       await afterSuccess()
       return { ok: true }
-    } catch {
-      return { ok: false, message: messages.unexpected }
+    } catch (error) {
+      return { ok: false, message: error instanceof CardFlowError ? error.message : messages.unexpected }
     } finally {
       setPaying(false)
     }
@@ -50,6 +94,8 @@ export function useCardPayment(messages: CardPaymentMessages) {
 
   return {
     confirm,
+    confirmSetup,
+    confirmSaved,
     paying,
     ready: Boolean(stripe),
     cardError,

@@ -6,7 +6,12 @@ import { Alert, Field, TextField } from '../components/ui/field'
 import { PasswordInput } from '../components/ui/password-input'
 import { login } from '../features/auth/auth-api'
 import { AuthCard } from '../features/auth/auth-card'
-import type { DashboardState, LoginState } from '../lib/navigation-state'
+import {
+  type CheckoutStartState,
+  checkoutOf,
+  type DashboardState,
+  type LoginState,
+} from '../lib/navigation-state'
 import { seo } from '../lib/seo'
 import { session } from '../lib/session-store'
 import { STORAGE_KEYS } from '../lib/storage-keys'
@@ -29,7 +34,13 @@ export default function Login() {
   // A fresh screen shows no error left over from elsewhere.
   useEffect(() => session.setError(null), [])
 
-  if (isAuthenticated && !signedIn) return <Navigate to={paths.dashboard} replace />
+  // Coming from Pricing: carry on to the checkout of the plan the visitor chose (and their code).
+  const checkout = checkoutOf(incoming)
+  if (isAuthenticated && !signedIn) {
+    if (checkout)
+      return <Navigate to={paths.payment} replace state={{ checkout } satisfies CheckoutStartState} />
+    return <Navigate to={paths.dashboard} replace />
+  }
 
   const authenticating = loading.auth
   const submit = async (event: FormEvent) => {
@@ -42,14 +53,15 @@ export default function Login() {
       return
     }
     const user = result.data.user
+    if (checkout) {
+      navigate(paths.payment, { replace: true, state: { checkout } satisfies CheckoutStartState })
+      return
+    }
     const state: DashboardState = {
       message: `Welcome back, ${user.firstName || user.email}!`,
       type: 'success',
-      // Coming from Pricing: carry on with the plan the visitor chose.
-      ...(incoming?.from === paths.pricing && incoming.planId ? { planId: incoming.planId } : {}),
     }
-    const continuing = Boolean(state.planId)
-    navigate(continuing ? `${paths.dashboard}?tab=subscription` : paths.dashboard, { replace: true, state })
+    navigate(paths.dashboard, { replace: true, state })
   }
 
   return (
@@ -96,8 +108,12 @@ export default function Login() {
         </Button>
       </form>
       <p className="mt-6 text-center text-sm text-slate-300">
-        New to EdgeClub?{' '}
-        <Link to={paths.register} className="font-semibold text-emerald-300 hover:underline">
+        New to EdgeClub? {/* The chosen plan and code go along to registration too. */}
+        <Link
+          to={paths.register}
+          state={checkout ? incoming : undefined}
+          className="font-semibold text-emerald-300 hover:underline"
+        >
           Create an account
         </Link>
       </p>

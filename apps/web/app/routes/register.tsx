@@ -8,7 +8,7 @@ import {
   TRADING_INTERESTS,
 } from '@edgeclub/shared'
 import { type FormEvent, useEffect, useState } from 'react'
-import { Link, Navigate, useNavigate } from 'react-router'
+import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Claim } from '../components/claim'
 import { Button } from '../components/ui/button'
 import { Alert, Field, SelectInput, TextField } from '../components/ui/field'
@@ -17,7 +17,12 @@ import { PasswordInput } from '../components/ui/password-input'
 import { register } from '../features/auth/auth-api'
 import { useClaims } from '../lib/claims-api'
 import { serverFieldErrors, zodFieldErrors } from '../lib/form-errors'
-import type { DashboardState } from '../lib/navigation-state'
+import {
+  type CheckoutStartState,
+  checkoutOf,
+  type DashboardState,
+  type LoginState,
+} from '../lib/navigation-state'
 import { seo } from '../lib/seo'
 import { session } from '../lib/session-store'
 import { useSession } from '../lib/use-session'
@@ -61,13 +66,21 @@ const benefits = (claims: ShownClaims | undefined) => [
 export default function Register() {
   const navigate = useNavigate()
   const claims = useClaims()
+  const location = useLocation()
+  // Coming from Pricing (through sign-in): after registering, the checkout of the chosen plan follows.
+  const incoming = (location.state ?? null) as LoginState | null
+  const checkout = checkoutOf(incoming)
   const { isAuthenticated, loading, error } = useSession()
   const [form, setForm] = useState<RegisterForm>(empty)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [done, setDone] = useState(false)
 
   useEffect(() => session.setError(null), [])
-  if (isAuthenticated && !done) return <Navigate to={paths.dashboard} replace />
+  if (isAuthenticated && !done) {
+    if (checkout)
+      return <Navigate to={paths.payment} replace state={{ checkout } satisfies CheckoutStartState} />
+    return <Navigate to={paths.dashboard} replace />
+  }
 
   // Each field's error clears when that field is edited.
   const set = <K extends keyof RegisterForm>(field: K, value: RegisterForm[K]) => {
@@ -95,10 +108,13 @@ export default function Register() {
       setErrors(serverFieldErrors(result.errors))
       return
     }
-    const state: DashboardState = {
-      message: `Welcome to ${site.name}, ${result.data.user.firstName}!`,
-      type: 'success',
+    const welcome = `Welcome to ${site.name}, ${result.data.user.firstName}!`
+    if (checkout) {
+      const state: CheckoutStartState = { checkout, message: welcome, type: 'success' }
+      navigate(paths.payment, { replace: true, state })
+      return
     }
+    const state: DashboardState = { message: welcome, type: 'success' }
     navigate(paths.dashboard, { replace: true, state })
   }
 
@@ -107,7 +123,11 @@ export default function Register() {
     <div className="mx-auto grid w-full max-w-5xl gap-8 px-4 py-12 lg:grid-cols-5">
       <section className="rounded-2xl border border-slate-800 bg-slate-900/80 p-6 shadow-xl sm:p-8 lg:col-span-3">
         <h1 className="text-2xl font-bold text-white">Create your account</h1>
-        <p className="mt-2 text-sm text-slate-300">It takes a minute. Choose a plan afterwards.</p>
+        <p className="mt-2 text-sm text-slate-300">
+          {checkout
+            ? 'It takes a minute; your checkout follows.'
+            : 'It takes a minute. Choose a plan afterwards.'}
+        </p>
         <form onSubmit={submit} noValidate className="mt-6 space-y-5">
           {error ? <Alert tone="error">{error.message}</Alert> : null}
           <div className="grid gap-5 sm:grid-cols-2">
@@ -212,7 +232,11 @@ export default function Register() {
         </form>
         <p className="mt-6 text-center text-sm text-slate-300">
           Already a member?{' '}
-          <Link to={paths.login} className="font-semibold text-emerald-300 hover:underline">
+          <Link
+            to={paths.login}
+            state={checkout ? incoming : undefined}
+            className="font-semibold text-emerald-300 hover:underline"
+          >
             Sign in
           </Link>
         </p>

@@ -11,6 +11,7 @@ export function PlanCard({
   actionLabel,
   disabled = false,
   secondary,
+  note,
 }: {
   plan: Plan
   /** What the yearly plan saves against twelve monthly payments, if anything. */
@@ -20,6 +21,8 @@ export function PlanCard({
   disabled?: boolean
   /** A second way to buy (e.g. Pay with crypto), under the main button. */
   secondary?: { label: string; onClick: () => void }
+  /** Instead of any button: what this plan is to the member (e.g. "Current plan"). */
+  note?: string
 }) {
   const interval = intervalText(plan)
   const trial = trialText(plan)
@@ -57,7 +60,12 @@ export function PlanCard({
           </li>
         ))}
       </ul>
-      {onChoose ? (
+      {note ? (
+        <p className="mt-8 rounded-lg border border-emerald-400/40 bg-emerald-400/10 px-4 py-2.5 text-center text-sm font-semibold text-emerald-200">
+          {note}
+        </p>
+      ) : null}
+      {onChoose && !note ? (
         <Button
           className="mt-8 w-full"
           variant={plan.isPopular ? 'primary' : 'secondary'}

@@ -8,12 +8,15 @@ export function PlanGrid({
   labelFor,
   isDisabled,
   secondaryFor,
+  noteFor,
 }: {
   plans: Plan[]
   onChoose?: (plan: Plan) => void
   labelFor?: (plan: Plan) => string | undefined
   isDisabled?: (plan: Plan) => boolean
   secondaryFor?: (plan: Plan) => { label: string; onClick: () => void } | undefined
+  /** A plan that offers nothing to buy says why instead (see PlanCard's note). */
+  noteFor?: (plan: Plan) => string | undefined
 }) {
   const monthly = plans.find((plan) => plan.slug === 'monthly')
   return (
@@ -27,6 +30,7 @@ export function PlanGrid({
             actionLabel={labelFor?.(plan)}
             disabled={isDisabled?.(plan) ?? false}
             secondary={secondaryFor?.(plan)}
+            note={noteFor?.(plan)}
           />
         </li>
       ))}

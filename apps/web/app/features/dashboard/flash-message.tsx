@@ -3,7 +3,10 @@ import { useLocation, useNavigate } from 'react-router'
 import { Alert } from '../../components/ui/field'
 import { type FlashState, flashOf } from '../../lib/navigation-state'
 
-/** A message passed in navigation state shows for 5 seconds, then the state is cleared. */
+/**
+ * A message passed in navigation state shows for 5 seconds. It is taken out of the history entry at
+ * once (anything else the state carries stays), so Back, Forward or a reload never shows it twice.
+ */
 const FLASH_MS = 5_000
 
 export function FlashMessage() {
@@ -13,22 +16,20 @@ export function FlashMessage() {
 
   useEffect(() => {
     const incoming = flashOf(location.state)
-    if (incoming) setFlash(incoming)
-  }, [location.state])
+    if (!incoming) return
+    setFlash(incoming)
+    const { message: _message, type: _type, ...rest } = (location.state ?? {}) as Record<string, unknown>
+    navigate(`${location.pathname}${location.search}`, {
+      replace: true,
+      state: Object.keys(rest).length > 0 ? rest : null,
+    })
+  }, [location.state, location.pathname, location.search, navigate])
 
   useEffect(() => {
     if (!flash) return
-    const timer = setTimeout(() => {
-      setFlash(null)
-      // Keep anything else the state carries (a plan to check out) but drop the message.
-      const { message: _message, type: _type, ...rest } = (location.state ?? {}) as Record<string, unknown>
-      navigate(`${location.pathname}${location.search}`, {
-        replace: true,
-        state: Object.keys(rest).length > 0 ? rest : null,
-      })
-    }, FLASH_MS)
+    const timer = setTimeout(() => setFlash(null), FLASH_MS)
     return () => clearTimeout(timer)
-  }, [flash, location.pathname, location.search, location.state, navigate])
+  }, [flash])
 
   if (!flash?.message) return null
   const tone =

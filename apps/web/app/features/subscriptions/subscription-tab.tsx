@@ -1,14 +1,16 @@
 import {
+  type CancelRequest,
   checkoutMessages,
   cryptoMessages,
   messages,
   type Plan,
   paths,
   sortPlansBySlug,
+  UPDATE_CARD_ACTION,
 } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
-import { useEffect, useRef, useState } from 'react'
-import { useLocation, useNavigate } from 'react-router'
+import { useEffect, useState } from 'react'
+import { useNavigate, useSearchParams } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
 import { PlanGrid } from '../../components/ui/plan-grid'
@@ -20,26 +22,52 @@ import {
 } from '../../lib/checkout-api'
 import { daysRemaining } from '../../lib/days-remaining'
 import { useActivePlans } from '../../lib/member-plans-api'
-import type { DashboardState } from '../../lib/navigation-state'
+import { changeLabel, planAction, planNote } from '../../lib/plan-actions'
 import { isActive, subscriptionKeys, useSubscriptionStatus } from '../../lib/subscription-status-api'
-import { cancelSubscription, resumeSubscription } from './subscriptions-api'
+import { ChangePlanPanel, UpdateCardPanel } from './card-panels'
+import { CancelFlow, membershipNotes, PauseForm } from './membership-levers'
+import {
+  cancelSubscription,
+  pauseSubscription,
+  resumeSubscription,
+  undoPlanChange,
+  unpauseSubscription,
+} from './subscriptions-api'
 
 /** The subscribe message lasts 5 seconds. */
 const MESSAGE_MS = 5_000
 
-/** The Subscription tab: status, days remaining, buying a plan, cancel and resume. */
+/**
+ * The Subscription tab: status, days remaining, trial, pause and scheduled change; buying a plan or
+ * changing to another; pause and resume; a new card; cancel (with a reason and the owner's offer).
+ * The address opens a panel: `&action=update-card` the card form (the failed-renewal email's
+ * button), `&change={planId}` the change to that plan (from Pricing).
+ */
 export function SubscriptionTab() {
   const navigate = useNavigate()
-  const location = useLocation()
+  const [params, setParams] = useSearchParams()
   const queryClient = useQueryClient()
   const status = useSubscriptionStatus()
   const plans = useActivePlans()
   const [processing, setProcessing] = useState<string | null>(null)
   const [message, setMessage] = useState<string | null>(null)
+  const [notice, setNotice] = useState<{ text: string; tone: 'success' | 'warning' } | null>(null)
   const [confirmCancel, setConfirmCancel] = useState(false)
+  const [pausing, setPausing] = useState(false)
   const [working, setWorking] = useState(false)
-  const resumed = useRef(false)
   const cryptoEnabled = useCryptoEnabled()
+  const updatingCard = params.get('action') === UPDATE_CARD_ACTION
+  const changingTo = params.get('change')
+
+  /** Opens or closes a panel kept in the address (so a link or a reload opens it too). */
+  const setPanel = (panel: { action?: string; change?: string } | null) => {
+    const next = new URLSearchParams(params)
+    next.delete('action')
+    next.delete('change')
+    if (panel?.action) next.set('action', panel.action)
+    if (panel?.change) next.set('change', panel.change)
+    setParams(next, { replace: true })
+  }
 
   useEffect(() => {
     if (!message) return
@@ -88,30 +116,51 @@ export function SubscriptionTab() {
     )
   }
 
-  // Coming from Pricing through sign-in: carry on with the plan the visitor picked (once).
-  const pendingPlanId = (location.state as DashboardState | null)?.planId
-  useEffect(() => {
-    if (!pendingPlanId || resumed.current || !plans.data || !status.data) return
-    resumed.current = true
-    const plan = plans.data.find((candidate) => candidate.id === pendingPlanId)
-    if (!plan) {
-      setMessage(`Failed to subscribe to your plan. ${checkoutMessages.planNotFound}`)
-      return
-    }
-    if (!status.data.hasAccess) void subscribe(plan)
-  })
-
   const subscription = status.data?.activeSubscription ?? null
   const active = isActive(status.data)
   const refresh = () => queryClient.invalidateQueries({ queryKey: subscriptionKeys.status })
 
-  const cancel = async () => {
+  const cancel = async (reason?: CancelRequest) => {
     if (!subscription) return
     setWorking(true)
-    const result = await cancelSubscription(subscription._id)
+    const result = await cancelSubscription(subscription._id, reason)
     setWorking(false)
     setConfirmCancel(false)
     setMessage(result.success ? null : (result.error ?? 'Could not cancel'))
+    await refresh()
+  }
+  const pause = async (periods: 1 | 2 | 3) => {
+    setWorking(true)
+    const result = await pauseSubscription(periods)
+    setWorking(false)
+    setPausing(false)
+    setMessage(result.success ? null : `Failed to pause. ${result.error ?? checkoutMessages.unexpected}`)
+    await refresh()
+  }
+  const unpause = async () => {
+    setWorking(true)
+    const result = await unpauseSubscription()
+    setWorking(false)
+    setMessage(result.success ? null : `Failed to resume. ${result.error ?? checkoutMessages.unexpected}`)
+    if (result.success)
+      setNotice({
+        text: result.data?.clientSecret
+          ? 'Your bank asks you to confirm the payment: complete it in Payment History.'
+          : 'Your membership is running again.',
+        tone: result.data?.clientSecret ? 'warning' : 'success',
+      })
+    await refresh()
+  }
+  const undo = async () => {
+    setWorking(true)
+    const result = await undoPlanChange()
+    setWorking(false)
+    setMessage(result.success ? null : `Failed to undo. ${result.error ?? checkoutMessages.unexpected}`)
+    await refresh()
+  }
+  const afterPanel = async (text: string, tone: 'success' | 'warning' = 'success') => {
+    setPanel(null)
+    setNotice({ text, tone })
     await refresh()
   }
   const resume = async () => {
@@ -122,6 +171,24 @@ export function SubscriptionTab() {
     setMessage(result.success ? null : (result.error ?? 'Could not resume'))
     await refresh()
   }
+
+  const notes = membershipNotes(subscription)
+  const renewingCard =
+    Boolean(status.data?.hasAccess) &&
+    subscription?.provider === 'stripe' &&
+    subscription.endDate !== null &&
+    ['active', 'trialing', 'past_due'].includes(subscription.status)
+  const paused = Boolean(subscription?.resumesAt)
+  const statusLabel = active
+    ? 'Active'
+    : subscription?.status === 'trialing' && status.data?.hasAccess
+      ? 'Trial'
+      : subscription?.status === 'paused'
+        ? 'Paused'
+        : status.data?.hasAccess && subscription?.status === 'past_due'
+          ? 'Past due'
+          : 'Inactive'
+  const changePlanTo = changingTo ? plans.data?.find((plan) => plan.id === changingTo) : undefined
 
   return (
     <div className="space-y-6">
@@ -142,8 +209,10 @@ export function SubscriptionTab() {
           <dl className="mt-4 grid gap-4 sm:grid-cols-3">
             <div>
               <dt className="text-xs uppercase tracking-wide text-slate-400">Status</dt>
-              <dd className={`mt-1 text-xl font-bold ${active ? 'text-emerald-300' : 'text-slate-200'}`}>
-                {active ? 'Active' : 'Inactive'}
+              <dd
+                className={`mt-1 text-xl font-bold ${active || statusLabel === 'Trial' ? 'text-emerald-300' : 'text-slate-200'}`}
+              >
+                {statusLabel}
               </dd>
             </div>
             <div>
@@ -160,6 +229,27 @@ export function SubscriptionTab() {
             </div>
           </dl>
         )}
+        {notes.trial || notes.paused || notes.switches ? (
+          <div className="mt-4 space-y-2">
+            {notes.trial ? <p className="font-semibold text-emerald-200">{notes.trial}</p> : null}
+            {notes.paused ? (
+              <div className="flex flex-wrap items-center gap-3">
+                <p className="font-semibold text-amber-200">{notes.paused}</p>
+                <Button variant="secondary" onClick={unpause} disabled={working}>
+                  Resume
+                </Button>
+              </div>
+            ) : null}
+            {notes.switches ? (
+              <div className="flex flex-wrap items-center gap-3">
+                <p className="font-semibold text-sky-200">{notes.switches}</p>
+                <Button variant="secondary" onClick={undo} disabled={working}>
+                  Undo
+                </Button>
+              </div>
+            ) : null}
+          </div>
+        ) : null}
         {subscription?.provider === 'crypto' && subscription.endDate && status.data?.hasAccess ? (
           daysRemaining(subscription.endDate) <= 3 ? (
             <div className="mt-4">
@@ -178,11 +268,12 @@ export function SubscriptionTab() {
         {subscription?.status === 'past_due' && status.data?.hasAccess ? (
           <div className="mt-4">
             <Alert tone="warning">
-              Your last renewal was declined. Pay from Payment History to keep your access.
+              Your last renewal was declined. Update your card to keep your access: the renewal is charged to
+              it at once.
             </Alert>
           </div>
         ) : null}
-        {active && subscription?.endDate && subscription.provider === 'stripe' ? (
+        {renewingCard && subscription ? (
           <div className="mt-5 flex flex-wrap items-center gap-3">
             {subscription.cancelAtPeriodEnd ? (
               <>
@@ -193,26 +284,63 @@ export function SubscriptionTab() {
                   Resume Subscription
                 </Button>
               </>
-            ) : confirmCancel ? (
+            ) : (
               <>
-                <p className="text-sm text-slate-200">
-                  Stop renewing? You keep access until the end of this period.
-                </p>
-                <Button variant="danger" onClick={cancel} disabled={working}>
-                  Yes, cancel renewal
+                <Button variant="secondary" onClick={() => setPanel({ action: UPDATE_CARD_ACTION })}>
+                  Update card
                 </Button>
-                <Button variant="ghost" onClick={() => setConfirmCancel(false)} disabled={working}>
-                  Keep my plan
+                {!paused && subscription.status !== 'trialing' ? (
+                  <Button
+                    variant="secondary"
+                    onClick={() => {
+                      setPausing(true)
+                      setConfirmCancel(false)
+                    }}
+                  >
+                    Pause
+                  </Button>
+                ) : null}
+                <Button
+                  variant="secondary"
+                  onClick={() => {
+                    setConfirmCancel(true)
+                    setPausing(false)
+                  }}
+                >
+                  Cancel Subscription
                 </Button>
               </>
-            ) : (
-              <Button variant="secondary" onClick={() => setConfirmCancel(true)}>
-                Cancel Subscription
-              </Button>
             )}
           </div>
         ) : null}
+        {renewingCard && pausing && subscription ? (
+          <PauseForm
+            interval={subscription.planId.interval}
+            working={working}
+            onPause={pause}
+            onClose={() => setPausing(false)}
+          />
+        ) : null}
+        {renewingCard && confirmCancel && !subscription?.cancelAtPeriodEnd ? (
+          <CancelFlow
+            working={working}
+            onCancel={cancel}
+            onClose={() => setConfirmCancel(false)}
+            onKept={async (text) => {
+              setConfirmCancel(false)
+              setNotice({ text, tone: 'success' })
+              await refresh()
+            }}
+          />
+        ) : null}
       </section>
+
+      {notice ? <Alert tone={notice.tone}>{notice.text}</Alert> : null}
+
+      {updatingCard ? <UpdateCardPanel onClose={() => setPanel(null)} onSaved={afterPanel} /> : null}
+      {changePlanTo && !updatingCard ? (
+        <ChangePlanPanel plan={changePlanTo} onClose={() => setPanel(null)} onChanged={afterPanel} />
+      ) : null}
 
       {message ? (
         <p
@@ -232,12 +360,25 @@ export function SubscriptionTab() {
         {plans.data ? (
           <PlanGrid
             plans={sortPlansBySlug(plans.data)}
-            onChoose={subscribe}
-            labelFor={(plan) => (processing === plan.id ? 'Processing...' : undefined)}
+            onChoose={(plan) => {
+              if (planAction(plan, status.data) === 'change') setPanel({ change: plan.id })
+              else void subscribe(plan)
+            }}
+            labelFor={(plan) =>
+              processing === plan.id
+                ? 'Processing...'
+                : planAction(plan, status.data) === 'change'
+                  ? changeLabel(plan)
+                  : undefined
+            }
             isDisabled={() => processing !== null}
+            noteFor={(plan) => planNote(planAction(plan, status.data))}
             secondaryFor={
               cryptoEnabled
-                ? (plan) => ({ label: cryptoMessages.payWithCrypto, onClick: () => void payWithCrypto(plan) })
+                ? (plan) =>
+                    ['subscribe', 'extend'].includes(planAction(plan, status.data))
+                      ? { label: cryptoMessages.payWithCrypto, onClick: () => void payWithCrypto(plan) }
+                      : undefined
                 : undefined
             }
           />
