@@ -101,6 +101,15 @@ describe('request guards', () => {
       isPopular: false,
       sortOrder: 1,
       isActive: true,
+      places: { discordRoles: 'all', telegramChats: 'all', signalCategories: 'all' },
+    }
+    const chosenPlaces = {
+      ...planBody,
+      places: { discordRoles: [randomUUID()], telegramChats: [randomUUID()], signalCategories: ['NBA'] },
+    }
+    const pushSubscription = {
+      endpoint: 'https://fcm.googleapis.com/fcm/send/guarded-device',
+      keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
     }
     // A valid request for every route that takes strings: the test changes one string at a time.
     samples = {
@@ -214,9 +223,40 @@ describe('request guards', () => {
       'POST /discord/api/admin/payments/{id}/refund': { path: id, body: { amount: 1, reason: 'Twice' } },
       'GET /discord/api/admin/audit': { query: { ...page, targetId: member.user.id } },
       'GET /discord/api/admin/plans': { query: { ...page, sortBy: 'name', includeArchived: 'true' } },
-      'POST /discord/api/admin/plans': { body: planBody },
+      'POST /discord/api/admin/plans': { body: planBody, variants: [{ body: chosenPlaces }] },
+      'POST /discord/api/admin/places': {
+        body: { kind: 'telegram_chat', chat: '@edgeclub_picks', signalCategories: 'all' },
+        variants: [
+          { body: { kind: 'telegram_chat', chat: '@edgeclub_picks', signalCategories: ['NBA'] } },
+          { body: { kind: 'discord_role', roleId: '123456789012345678' } },
+        ],
+      },
+      'PUT /discord/api/admin/places/{id}': {
+        path: { id: randomUUID() },
+        body: { signalCategories: 'all' },
+        variants: [{ path: { id: randomUUID() }, body: { signalCategories: ['NBA'] } }],
+      },
+      'DELETE /discord/api/admin/places/{id}': { path: { id: randomUUID() } },
+      'PUT /discord/api/admin/claims': {
+        body: {
+          members: '15,000+',
+          aiAccuracy: '95%',
+          winRate: '78%',
+          trackRecord: '3+ years',
+          showRecordFigures: false,
+        },
+      },
+      'POST /discord/api/push/subscriptions': {
+        body: { subscription: pushSubscription, preferences: { kinds: ['picks'], sports: ['NBA'] } },
+      },
+      'DELETE /discord/api/push/subscriptions': { body: { endpoint: pushSubscription.endpoint } },
+      'PUT /discord/api/push/preferences': { body: { kinds: ['picks'], sports: ['NBA'] } },
       'GET /discord/api/admin/plans/{id}': { path: { id: plan.id } },
-      'PUT /discord/api/admin/plans/{id}': { path: { id: plan.id }, body: planBody },
+      'PUT /discord/api/admin/plans/{id}': {
+        path: { id: plan.id },
+        body: planBody,
+        variants: [{ path: { id: plan.id }, body: chosenPlaces }],
+      },
       'DELETE /discord/api/admin/plans/{id}': { path: { id: plan.id } },
       'POST /discord/api/admin/plans/{id}/toggle': { path: { id: plan.id } },
       'POST /discord/api/signals': {
@@ -383,6 +423,12 @@ describe('request guards', () => {
           headers: { ...request.headers, 'content-type': type },
         })
         const body = response.json()
+        // Telegram's webhook refuses a caller without its secret before it reads the body.
+        if (operation.key === 'POST /discord/api/webhooks/telegram') {
+          if (response.statusCode !== 401 || body.success !== false || body.error !== 'UNAUTHORIZED')
+            problems.push(`${operation.key} ${type}: ${response.statusCode} ${response.body.slice(0, 120)}`)
+          continue
+        }
         if (
           response.statusCode !== 415 ||
           body.success !== false ||

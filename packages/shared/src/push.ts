@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SPORTS } from './signals'
+import { text } from './text'
 
 /**
  * Web push (issue 22): members turn notifications on per kind and sport, on each device they use.
@@ -38,10 +39,10 @@ export type PushPreferences = z.infer<typeof PushPreferencesSchema>
 
 /** A PushSubscription as the browser's `toJSON()` gives it (keys base64url). */
 export const PushSubscriptionInputSchema = z.object({
-  endpoint: z.url('A push endpoint is an https URL').max(2048),
+  endpoint: text().pipe(z.url('A push endpoint is an https URL').max(2048)),
   keys: z.object({
-    p256dh: z.string().regex(/^[A-Za-z0-9_-]{80,100}={0,2}$/, 'p256dh must be a base64url P-256 public key'),
-    auth: z.string().regex(/^[A-Za-z0-9_-]{16,32}={0,2}$/, 'auth must be a base64url 16-byte secret'),
+    p256dh: text().regex(/^[A-Za-z0-9_-]{80,100}={0,2}$/, 'p256dh must be a base64url P-256 public key'),
+    auth: text().regex(/^[A-Za-z0-9_-]{16,32}={0,2}$/, 'auth must be a base64url 16-byte secret'),
   }),
 })
 export type PushSubscriptionInput = z.infer<typeof PushSubscriptionInputSchema>
@@ -53,7 +54,7 @@ export const SubscribePushSchema = z.object({
 })
 
 /** DELETE /push/subscriptions. */
-export const UnsubscribePushSchema = z.object({ endpoint: z.string().min(1).max(2048) })
+export const UnsubscribePushSchema = z.object({ endpoint: text().min(1).max(2048) })
 
 /** GET /push/key: the server's VAPID public key (the browser's applicationServerKey). */
 export const PushKeySchema = z.object({ publicKey: z.string() })
