@@ -341,7 +341,7 @@ describe('admin actions and their audit rows', () => {
         state: () => signalRow(first),
       })
       await provesAtomic('signal.void', {
-        act: () => call('POST', `/signals/${second}/void`, { reason: 'Line moved' }),
+        act: () => call('POST', `/signals/${second}/void`, { reason: 'Line moved', afterStart: true }),
         state: () => signalRow(second),
       })
     } finally {

@@ -133,7 +133,7 @@ describe('the signed record log (issue 20)', () => {
     clock.advance(3 * MINUTE)
     await close(a.id, 'settle', { result: 'won' })
     await close(b.id, 'settle', { result: 'lost' })
-    await close(c.id, 'void', { reason: 'Game postponed' })
+    await close(c.id, 'void', { reason: 'Game postponed', afterStart: true })
     const entries = await ledger()
     expect(entries).toHaveLength(6)
     const tree = new MerkleTree(sha)
