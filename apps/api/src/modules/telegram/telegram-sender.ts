@@ -24,7 +24,9 @@ export interface OutgoingMessage extends BotMessage {
 export function bucketFor(scope: string, limit: TelegramLimit & { burst?: number }): SendBucket {
   if (limit.burst) return { scope, capacity: limit.burst, perSecond: limit.messages / limit.seconds }
   const capacity = Math.max(1, Math.floor(limit.messages / 4))
-  return { scope, capacity, perSecond: Math.max(limit.messages - capacity, 1) / limit.seconds }
+  // A little under the limit where it is large: sends paced apart can arrive bunched by the network.
+  const headroom = Math.floor(limit.messages * 0.05)
+  return { scope, capacity, perSecond: Math.max(limit.messages - capacity - headroom, 1) / limit.seconds }
 }
 
 /** The longest one attempt waits for a send slot before it gives up and the job is retried later. */
