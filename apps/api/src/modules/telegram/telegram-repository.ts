@@ -318,13 +318,16 @@ export function createTelegramRepository(db: Kysely<DB>) {
             (row?.tokens ?? bucket.capacity) + elapsed * bucket.perSecond,
           )
           if (tokens < 1) waitMs = Math.max(waitMs, ((1 - tokens) / bucket.perSecond) * 1000)
-          return { scope: bucket.scope, tokens }
+          // A sender that read the clock before it waited for the lock must not move the refill
+          // time back: the interval since would be counted twice and let through more than the limit.
+          const at = row ? new Date(Math.max(now.valueOf(), new Date(row.refilled_at).valueOf())) : now
+          return { scope: bucket.scope, tokens, at }
         })
         if (waitMs > 0) return Math.ceil(waitMs)
         for (const bucket of refilled)
           await trx
             .updateTable('telegram_send_buckets')
-            .set({ tokens: bucket.tokens - 1, refilled_at: now })
+            .set({ tokens: bucket.tokens - 1, refilled_at: bucket.at })
             .where('scope', '=', bucket.scope)
             .execute()
         return 0
