@@ -7,6 +7,7 @@ import {
   site,
   TRADING_INTERESTS,
 } from '@edgeclub/shared'
+import { QueryClientProvider } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Claim } from '../components/claim'
@@ -23,6 +24,7 @@ import {
   type DashboardState,
   type LoginState,
 } from '../lib/navigation-state'
+import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
 import { session } from '../lib/session-store'
 import { useSession } from '../lib/use-session'
@@ -63,7 +65,16 @@ const benefits = (claims: ShownClaims | undefined) => [
   'Mobile-first: signals wherever you are',
 ]
 
+/** The page reads the owner's claims through react-query, so it brings its own provider. */
 export default function Register() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RegisterPage />
+    </QueryClientProvider>
+  )
+}
+
+function RegisterPage() {
   const navigate = useNavigate()
   const claims = useClaims()
   const location = useLocation()
