@@ -119,7 +119,7 @@ export const publicJsonSection: Section = {
               `${endpoint.path} bare CPU / app CPU per request`,
               round(bareCpu / measured.cpuUsPerRequest, 2),
               {
-                // Within 1.5× of the bare route's CPU per request (issue 22).
+                // Within 1.5× of the bare route's CPU per request.
                 goal: atLeast(0.67),
                 note: `${measured.cpuUsPerRequest} vs ${Math.round(bareCpu)} µs of server CPU per request beyond what each spends at rest (${measured.restCpuMsPerS} vs ${before.restCpuMsPerS} ms/s); with it ${measured.cpuUsPerRequestWithRest} vs ${before.cpuUsPerRequestWithRest} µs`,
               },

@@ -4,7 +4,7 @@ import { createMember, type Member, signIn } from '../support/members'
 import { lockPlansOnSale } from '../support/plans-lock'
 
 /**
- * The owner's revenue levers in the admin console (issue 18): promo codes, trial days, pausing a
+ * The owner's revenue levers in the admin console: promo codes, trial days, pausing a
  * member and free days, the offer at cancel, and the overview's figures.
  */
 const admin: Member = {

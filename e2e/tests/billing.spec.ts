@@ -3,7 +3,7 @@ import { control, expect, test } from '../support/fixtures'
 import { createMember, mailbox, newMember, signIn } from '../support/members'
 
 /**
- * The member's side of the revenue levers (issue 18): the doors to checkout, promo codes, plan
+ * The member's side of the revenue levers: the doors to checkout, promo codes, plan
  * changes, pause and the card after a failed renewal, driven through the UI against the emulated
  * Stripe (each member's customer on a test clock of its own).
  */
@@ -156,7 +156,7 @@ test.describe('the doors to checkout', () => {
 })
 
 test.describe('a member keeps their plan their way', () => {
-  // FIXME(issue 18): the amount read from the preview panel failed its bounds in its first run
+  // FIXME: the amount read from the preview panel failed its bounds in its first run
   // (2026-11-26); the API's proration is tested in apps/api/test/billing.test.ts. Fix and re-enable.
   test.fixme('monthly → yearly: the amount due today shows before paying, then the member is on Yearly', async ({
     page,

@@ -4,7 +4,7 @@ import { type BillingHarness, createBillingHarness, eventually } from './helpers
 import { ADMIN, levers } from './helpers/membership'
 
 /**
- * Keeping members (issue 18): plan changes (upgrades charged now at Stripe's proration, downgrades at
+ * Keeping members: plan changes (upgrades charged now at Stripe's proration, downgrades at
  * the renewal, undo), pauses (no charge, no access, no Discord role, then all back), a new card after
  * a failed renewal (paid at once, access never lost in the grace period) and the offer at cancel.
  * Every member's time moves on their own Stripe test clock.

@@ -4,7 +4,7 @@ import { type BillingHarness, createBillingHarness } from './helpers/billing'
 import { ADMIN, levers } from './helpers/membership'
 
 /**
- * Promo codes (issue 18): admins make them (a Stripe coupon and promotion code for card), members
+ * Promo codes: admins make them (a Stripe coupon and promotion code for card), members
  * check one against a plan, and a checkout takes the discount: Stripe's invoices for card plans, the
  * server's own amount for lifetime and crypto. Every refusal says why; one redemption per member; the
  * last redemption of a limited code goes to exactly one member.

@@ -58,7 +58,7 @@ const cli = (...args: string[]) =>
     (error: { code: number; stdout: string }) => ({ code: error.code, out: error.stdout }),
   )
 
-describe('the signed record log (issue 20)', () => {
+describe('the signed record log', () => {
   let t: TestApp
   let origin: string
   let admin: Session

@@ -4,7 +4,7 @@ import { type BillingHarness, createBillingHarness } from './helpers/billing'
 import { ADMIN, levers } from './helpers/membership'
 
 /**
- * Free trials (issue 18): a recurring plan with trialDays asks for a card first (a SetupIntent),
+ * Free trials: a recurring plan with trialDays asks for a card first (a SetupIntent),
  * gives access at once, charges nothing until the trial ends, then charges the saved card. One trial
  * per member and per card, ever. Time moves on each member's Stripe test clock.
  */

@@ -3,7 +3,7 @@ import { SPORTS } from './signals'
 import { text } from './text'
 
 /**
- * Web push (issue 22): members turn notifications on per kind and sport, on each device they use.
+ * Web push: members turn notifications on per kind and sport, on each device they use.
  * The server sends each new pick or signal, and its result, through the browser's push service.
  */
 

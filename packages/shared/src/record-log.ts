@@ -31,7 +31,7 @@ export interface SignedHead {
 }
 export type TreeHead = Omit<SignedHead, 'signature'>
 
-/** Where the signed log is read (under the API base): the contract of issue 20. */
+/** Where the signed log is read (under the API base): the public contract outside verifiers rely on; keep these paths exactly. */
 export const RECORD_LOG_PATHS = {
   key: `${API_BASE}/record/key`,
   head: (size?: number) => `${API_BASE}/record/head${size === undefined ? '' : `?size=${size}`}`,

@@ -8,7 +8,7 @@ const DAY = 24 * 3600 * 1000
 export const ADMIN = { email: 'levers.admin@edgeclub.test', password: 'Adm1n$Levers-2026' }
 
 /**
- * Helpers for the revenue levers (issue 18), on a billing harness started with STRIPE_TEST_CLOCKS:
+ * Helpers for the revenue levers, on a billing harness started with STRIPE_TEST_CLOCKS:
  * every member's Stripe customer lives on a test clock of its own, which `advance` moves (with the
  * app's clock) instead of editing any date.
  */

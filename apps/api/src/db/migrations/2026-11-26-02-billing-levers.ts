@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 
 /**
- * What a club owner runs revenue with (issue 18): trials, promo codes, plan changes, pauses and the
+ * What a club owner runs revenue with: trials, promo codes, plan changes, pauses and the
  * reasons members give when they cancel.
  */
 export async function up(db: Kysely<any>): Promise<void> {

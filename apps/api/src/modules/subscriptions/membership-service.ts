@@ -93,7 +93,7 @@ const INTERVAL_RANK = { week: 1, month: 2, year: 3, lifetime: 4 } as const
 const PRORATION_WINDOW_MS = 30 * 60_000
 
 /**
- * A member's renewing card plan, changed instead of cancelled (issue 18, docs/decisions/019): upgrades
+ * A member's renewing card plan, changed instead of cancelled (docs/decisions/019): upgrades
  * charged now with Stripe's proration, downgrades at the renewal, pauses, a new card that pays what
  * failed, and the owner's offer at cancel. Stripe first, then our record through the access service.
  */

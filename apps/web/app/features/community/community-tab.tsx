@@ -5,7 +5,7 @@ import { TelegramCard } from './telegram-card'
 
 /**
  * The Community tab: the club's Discord server and its Telegram chats. A club on Telegram only shows
- * Telegram; otherwise Discord comes first, as the SPEC's Discord Access screen.
+ * Telegram; otherwise Discord comes first, as members know it from the Discord Access screen.
  */
 export function CommunityTab() {
   const discord = useDiscordStatus()
