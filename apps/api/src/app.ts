@@ -144,8 +144,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         : { pgliteDir: config.dataDir },
     ))
   let closing = false
+  let drained = Promise.resolve()
   app.addHook('preClose', async () => {
     closing = true
+    // New connections are refused from the first moment of the close, not after the other hooks;
+    // the last preClose hook waits for the requests in flight (see below).
+    if (app.server.listening) drained = new Promise((resolve) => app.server.close(() => resolve()))
     // Requests in flight get this long to finish; then what is left (a client that sent half a request
     // and went quiet) is cut, so the close goes on to stop the jobs and the database cleanly.
     setTimeout(() => app.server.closeAllConnections(), DRAIN_MS).unref()
@@ -235,6 +239,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await stopAuthListening()
     await stopStreamsListening()
     await stopPushListening()
+  })
+  // Registered after the hook that ends the signal streams, so those do not hold the close open.
+  app.addHook('preClose', async () => {
+    await drained
   })
   if (config.admin) {
     const outcome = await ensureAdmin(

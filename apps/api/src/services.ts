@@ -300,7 +300,6 @@ export function createServices(infra: Infrastructure) {
         telegram: telegramClient,
         repo: telegramRepo,
         limits: config.limits.telegram,
-        clock,
         log,
       })
     : undefined

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction, Updateable } from 'kysely'
+import { type Kysely, sql, type Transaction, type Updateable } from 'kysely'
 import { transactionRunner } from '../../db/transaction'
 import type { DB, TelegramAccountRow, TelegramChatMembersTable, TelegramMembersTable } from '../../db/types'
 
@@ -289,12 +289,16 @@ export function createTelegramRepository(db: Kysely<DB>) {
      * Takes one send from every bucket, or none: answers 0 when taken, else how many milliseconds to
      * wait until all of them hold one. The buckets live in the database, so every instance shares them.
      */
-    async takeSend(buckets: readonly SendBucket[], now: Date): Promise<number> {
+    async takeSend(buckets: readonly SendBucket[]): Promise<number> {
       return transactionRunner(db)(async (trx) => {
         await trx
           .insertInto('telegram_send_buckets')
           .values(
-            buckets.map((bucket) => ({ scope: bucket.scope, tokens: bucket.capacity, refilled_at: now })),
+            buckets.map((bucket) => ({
+              scope: bucket.scope,
+              tokens: bucket.capacity,
+              refilled_at: sql<Date>`clock_timestamp()`,
+            })),
           )
           .onConflict((oc) => oc.column('scope').doNothing())
           .execute()
@@ -309,25 +313,29 @@ export function createTelegramRepository(db: Kysely<DB>) {
           .orderBy('scope')
           .forUpdate()
           .execute()
+        // The time is read once the rows are locked, from the one clock every instance shares:
+        // a sender that read its own clock before waiting for the lock would count an interval
+        // twice, and a business clock moved by a test clock has nothing to do with Telegram's pace.
+        const { now } = await sql<{ now: Date }>`select clock_timestamp() as now`
+          .execute(trx)
+          .then((result) => result.rows[0] as { now: Date })
+        const nowMs = new Date(now).valueOf()
         let waitMs = 0
         const refilled = buckets.map((bucket) => {
           const row = rows.find((candidate) => candidate.scope === bucket.scope)
-          const elapsed = row ? Math.max(0, now.valueOf() - new Date(row.refilled_at).valueOf()) / 1000 : 0
+          const elapsed = row ? Math.max(0, nowMs - new Date(row.refilled_at).valueOf()) / 1000 : 0
           const tokens = Math.min(
             bucket.capacity,
             (row?.tokens ?? bucket.capacity) + elapsed * bucket.perSecond,
           )
           if (tokens < 1) waitMs = Math.max(waitMs, ((1 - tokens) / bucket.perSecond) * 1000)
-          // A sender that read the clock before it waited for the lock must not move the refill
-          // time back: the interval since would be counted twice and let through more than the limit.
-          const at = row ? new Date(Math.max(now.valueOf(), new Date(row.refilled_at).valueOf())) : now
-          return { scope: bucket.scope, tokens, at }
+          return { scope: bucket.scope, tokens }
         })
         if (waitMs > 0) return Math.ceil(waitMs)
         for (const bucket of refilled)
           await trx
             .updateTable('telegram_send_buckets')
-            .set({ tokens: bucket.tokens - 1, refilled_at: bucket.at })
+            .set({ tokens: bucket.tokens - 1, refilled_at: new Date(nowMs) })
             .where('scope', '=', bucket.scope)
             .execute()
         return 0
@@ -335,12 +343,13 @@ export function createTelegramRepository(db: Kysely<DB>) {
     },
 
     /** Telegram said to wait: the bucket is emptied for that long (every instance waits too). */
-    async holdBucket(bucket: SendBucket, seconds: number, now: Date): Promise<void> {
+    async holdBucket(bucket: SendBucket, seconds: number): Promise<void> {
+      const tokens = 1 - seconds * bucket.perSecond
       await db
         .insertInto('telegram_send_buckets')
-        .values({ scope: bucket.scope, tokens: 1 - seconds * bucket.perSecond, refilled_at: now })
+        .values({ scope: bucket.scope, tokens, refilled_at: sql<Date>`clock_timestamp()` })
         .onConflict((oc) =>
-          oc.column('scope').doUpdateSet({ tokens: 1 - seconds * bucket.perSecond, refilled_at: now }),
+          oc.column('scope').doUpdateSet({ tokens, refilled_at: sql<Date>`clock_timestamp()` }),
         )
         .execute()
     },

@@ -7,7 +7,6 @@ import {
   type TelegramClient,
   telegramFailure,
 } from '../../integrations/telegram/telegram-client'
-import type { Clock } from '../../lib/clock'
 import type { SendBucket, TelegramRepository } from './telegram-repository'
 import type { BotMessage } from './telegram-texts'
 
@@ -46,7 +45,6 @@ export function createTelegramSender(deps: {
   telegram: TelegramClient
   repo: Pick<TelegramRepository, 'takeSend' | 'holdBucket'>
   limits: Config['limits']['telegram']
-  clock: Clock
   log: FastifyBaseLogger
 }) {
   const { limits } = deps
@@ -59,7 +57,7 @@ export function createTelegramSender(deps: {
   async function slot(buckets: SendBucket[]): Promise<void> {
     const started = Date.now()
     for (;;) {
-      const waitMs = await deps.repo.takeSend(buckets, deps.clock.now())
+      const waitMs = await deps.repo.takeSend(buckets)
       if (waitMs === 0) return
       if (Date.now() - started + waitMs > MAX_WAIT_MS)
         throw new Error(`no Telegram send slot within ${MAX_WAIT_MS / 1000} s; the job retries later`)
@@ -94,7 +92,7 @@ export function createTelegramSender(deps: {
           const retryAfter = retryAfterOf(error)
           if (retryAfter !== undefined && attempt < MAX_RETRY_AFTERS) {
             deps.log.warn({ chat: message.chatId, retryAfter }, 'Telegram asked the bot to slow down')
-            await deps.repo.holdBucket(chatBucket(message.chatId), retryAfter, deps.clock.now())
+            await deps.repo.holdBucket(chatBucket(message.chatId), retryAfter)
             continue
           }
           if (isUnreachableUser(error)) return 'unreachable'
