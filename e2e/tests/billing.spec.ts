@@ -158,7 +158,7 @@ test.describe('the doors to checkout', () => {
 test.describe('a member keeps their plan their way', () => {
   // FIXME: the amount read from the preview panel failed its bounds in its first run
   // (2026-11-26); the API's proration is tested in apps/api/test/billing.test.ts. Fix and re-enable.
-  test.fixme('monthly → yearly: the amount due today shows before paying, then the member is on Yearly', async ({
+  test('monthly → yearly: the amount due today shows before paying, then the member is on Yearly', async ({
     page,
     request,
   }) => {
@@ -173,10 +173,11 @@ test.describe('a member keeps their plan their way', () => {
     const panel = page.getByRole('region', { name: 'Change to Yearly' })
     await expect(panel).toContainText('Due today:')
     const due = (await panel.locator('strong').textContent()) ?? ''
-    const amount = Number(due.replace(/[^0-9.]/g, ''))
-    // The unused part of the month is credited: less than a year's price, more than a year less a month.
-    expect(amount).toBeLessThan(299.99)
-    expect(amount).toBeGreaterThan(299.99 - 39.99)
+    const cents = Math.round(Number(due.replace(/[^0-9.]/g, '')) * 100)
+    // The unused part of the month is credited: less than a year's price, and at most a whole month
+    // (the month was paid moments ago, so nearly all of it comes back).
+    expect(cents).toBeLessThan(29999)
+    expect(cents).toBeGreaterThanOrEqual(29999 - 3999)
     await panel.getByRole('button', { name: `Pay ${due} and switch` }).click()
     await expect(page.getByText('You are now on the Yearly plan.')).toBeVisible()
     const membership = page.getByRole('region', { name: 'Your membership' })
