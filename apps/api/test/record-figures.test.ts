@@ -272,6 +272,26 @@ describe('the record is computed from the ledger alone', () => {
     expect(blank.statusCode).toBe(400)
   })
 
+  it('/record keeps its ETag while time passes and nothing falls due, and moves on when a commitment falls due', async () => {
+    await publish(pick({ startsAt: new Date(clock.now().getTime() + 4 * HOUR).toISOString() }))
+    // Past the start of every pick published before this one: what follows falls due only here.
+    clock.advance(3 * HOUR)
+    const recomputed = async (headers: Record<string, string> = {}) => {
+      // What the cache does every few seconds (or on NOTIFY): compute the record afresh.
+      t.app.services.signals.recordChanged.invalidate()
+      return t.app.inject({ method: 'GET', url: `${API}/record`, headers })
+    }
+    const first = await recomputed()
+    const etag = String(first.headers.etag)
+    clock.advance(30 * MINUTE)
+    const later = await recomputed({ 'if-none-match': etag })
+    expect(later.statusCode).toBe(304)
+    clock.advance(HOUR)
+    const due = await recomputed({ 'if-none-match': etag })
+    expect(due.statusCode).toBe(200)
+    expect(due.json().data.commitments.due).toBe(first.json().data.commitments.due + 1)
+  })
+
   it('the server writes the owner’s claims into a prerendered page, its description and island props included, and leaves other text alone', () => {
     const html =
       '<meta name="description" content="15,000+ members, a 78% win rate over 3+ years."/>' +

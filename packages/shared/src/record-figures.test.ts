@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { commitmentPreimage, type LedgerEntry, type RevealedSignal } from './ledger'
-import { computeRecordFigures, firstDifference, recordAsOf } from './record-figures'
+import { computeRecordFigures, firstDifference } from './record-figures'
 import {
   binomialUpperTail,
   breakEvenRate,
@@ -14,7 +14,6 @@ import {
 } from './record-statistics'
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
-const HOUR = 3_600_000
 
 describe('the statistics behind the record, against examples worked by hand', () => {
   it('the break-even win rate is 1 ÷ decimal odds: 52.36% at 1.91, 50% at 2.00, 40% at 2.50', () => {
@@ -187,6 +186,25 @@ describe('the record computed from ledger entries alone', () => {
     expect(firstDifference(record, computeRecordFigures({ entries, revealed, sha256, asOf }))).toBeNull()
   })
 
+  it('names the last moment the figures changed, so the answer stays the same until the next one', () => {
+    const { entries, revealed } = ledgerOf([
+      { id: 'a', content: pick(2), at: '2026-11-09T10:00:00.000Z', due: '2026-11-10T00:00:00.000Z' },
+      { id: 'b', content: pick(1.9), at: '2026-11-10T10:00:00.000Z', due: '2026-11-12T00:00:00.000Z' },
+    ])
+    const at = (now: string) => computeRecordFigures({ entries, revealed, sha256, asOf: now })
+    // The last change before noon: b's publication at 10:00 ('a' fell due at midnight, before it).
+    const noon = at('2026-11-10T12:00:00.000Z')
+    expect(noon.asOf).toBe('2026-11-10T10:00:00.000Z')
+    expect(JSON.stringify(at('2026-11-10T23:59:00.000Z'))).toBe(JSON.stringify(noon))
+    // Recomputed at the moment it names, the record is the same (what verify-record does).
+    expect(firstDifference(noon, at(noon.asOf))).toBeNull()
+    // A day after 'a' fell due it turns overdue: the figures and their moment move on.
+    const nextDay = at('2026-11-11T00:01:00.000Z')
+    expect(nextDay.commitments.overdue).toBe(1)
+    expect(nextDay.asOf).toBe('2026-11-11T00:00:00.001Z')
+    expect(firstDifference(nextDay, at(nextDay.asOf))).toBeNull()
+  })
+
   it('bettor figures for picks: yield at stated and level stakes, break-even, Wilson, drawdown, runs, closing line', () => {
     // Four picks in settlement order: won at 2.00 staking 2 (+2), lost at 1.50 staking 1 (−1),
     // lost at 2.50 staking 1 (−1), won at 2.00 staking 1 (+1), then a push at 1.80.
@@ -316,10 +334,5 @@ describe('the record computed from ledger entries alone', () => {
       // Totals 2, 1, 3, 3: one unit down at most, none now.
       drawdownUnits: { current: 0, maximum: 1 },
     })
-  })
-
-  it('the record clock moves by the minute', () => {
-    expect(recordAsOf(new Date('2026-11-10T12:34:56.789Z'))).toBe('2026-11-10T12:34:00.000Z')
-    expect((new Date(recordAsOf(new Date())).getTime() % HOUR) % 60_000).toBe(0)
   })
 })

@@ -49,11 +49,6 @@ export const ODDS_BANDS: readonly (readonly [string, number])[] = [
   ['2.00–2.99', 2],
   ['3.00+', 3],
 ]
-/** The record's clock: to the minute, so the cached record's ETag changes at most once a minute. */
-export function recordAsOf(now: Date): string {
-  return new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString()
-}
-
 export interface RecordSource {
   /** The ledger in order from seq 1 (all of it, or up to the head the record was computed at). */
   entries: LedgerEntry[]
@@ -421,6 +416,17 @@ export function computeRecordFigures(source: RecordSource): SignalRecord {
   const overdue = due
     .filter((item) => !item.content && asOf - new Date(item.dueAt as string).getTime() > overdueLimit)
     .sort((a, b) => a.publish.seq - b.publish.seq)
+  // The clock moves the figures only where a commitment falls due or turns overdue: the answer names
+  // the last such moment (or the last entry), so it stays the same, byte for byte and ETag for ETag,
+  // until the next one. Recomputed at that moment, the figures come out the same.
+  let lastChange = source.entries.length === 0 ? asOf : Number.NEGATIVE_INFINITY
+  for (const entry of source.entries) lastChange = Math.max(lastChange, Math.min(Date.parse(entry.at), asOf))
+  for (const item of tracked) {
+    if (item.dueAt === null) continue
+    const dueAt = Date.parse(item.dueAt)
+    for (const moment of [dueAt, dueAt + overdueLimit + 1])
+      if (moment <= asOf) lastChange = Math.max(lastChange, moment)
+  }
   const late = voided.filter(isLate).sort((a, b) => (a.close?.seq ?? 0) - (b.close?.seq ?? 0))
   const commitmentOf = (item: Tracked) => ({
     signalId: item.id,
@@ -470,7 +476,7 @@ export function computeRecordFigures(source: RecordSource): SignalRecord {
     live: open.slice(0, source.live ?? 50).map(publicViewOf),
     head: last ? { seq: last.seq, hash: last.hash } : null,
     since: source.since ? new Date(source.since).toISOString() : null,
-    asOf: new Date(source.asOf).toISOString(),
+    asOf: new Date(lastChange).toISOString(),
     firstPublishedAt: tracked[0]?.publish.at ?? null,
     commitments: {
       made: tracked.length,

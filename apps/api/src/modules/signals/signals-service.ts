@@ -12,7 +12,6 @@ import {
   pickProfit,
   publicViewOf,
   type RevealedSignal,
-  recordAsOf,
   revealMatches,
   type SettleSignal,
   type SignalContent,
@@ -358,7 +357,7 @@ export function createSignalsService(deps: {
         })),
         sha256,
         revealMatches: revealMatchesMemo,
-        asOf: recordAsOf(clock.now()),
+        asOf: clock.now().toISOString(),
         since: since ? since.toISOString() : null,
       })
     },

@@ -19,7 +19,7 @@ import type { PaymentsService } from '../common/payments-service'
 import { assertCanBuy } from '../common/purchase-rules'
 import type { PromoCodesService, PromoOffer } from '../promo/promo-codes-service'
 import type { StripeCatalog } from './stripe-catalog'
-import { idOf, invoicePaymentIntentId, toPaidInvoice } from './stripe-objects'
+import { idOf, invoicePaymentIntentId } from './stripe-objects'
 
 /** PaymentIntent statuses in which the member can still pay it, so a new attempt reuses it. */
 export const REUSABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action'])
@@ -406,7 +406,7 @@ export function createCardCheckoutService(deps: {
     const fingerprint = card.card?.fingerprint ?? `pm:${paymentMethod}`
     const trial = await deps.trials.claim(user.id, fingerprint)
     return trial
-      ? startTrial(user, row, plan, paymentMethod, customer)
+      ? startTrial(row, plan, paymentMethod, customer)
       : startWithoutTrial(user, row, plan, paymentMethod, customer)
   }
 
@@ -435,7 +435,6 @@ export function createCardCheckoutService(deps: {
 
   /** The trial starts now: access until its end, the first charge then, on the saved card. */
   async function startTrial(
-    user: UserRow,
     row: PaymentRow,
     plan: PlanRow,
     paymentMethod: string,
