@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import PgBoss from 'pg-boss'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -57,6 +58,38 @@ describe('business keys across queues', () => {
     await jobs.enqueue('stripe.cancel-subscription', { stripeSubscriptionId: 'sub_1' }, { key })
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     expect(ran.sort()).toEqual(['cancel sub_1', 'sync member-1'])
+  })
+})
+
+/**
+ * A start makes the queues that are missing and applies a changed policy; an unchanged queue is not
+ * written at all (on the embedded database those writes were most of a start).
+ */
+describe('queues at start', () => {
+  it('a new queue is made, a changed policy applied, an unchanged queue left as it was', async () => {
+    const database = await createTestDatabase()
+    try {
+      const opened = await database.open()
+      await migrateToLatest(opened.db)
+      const start = async (retryDelay: number) => {
+        const jobs = await startJobs(opened, {
+          policies: { 'discord.sync': { ...SWEEP_POLICY, retryDelay } } as QueuePolicies,
+          pollSeconds: 0.5,
+          log: pino({ level: 'silent' }),
+        })
+        await jobs.stop()
+        const { rows } = await sql<{ retry_delay: number; updated_on: Date }>`
+          select retry_delay, updated_on from pgboss.queue where name = 'discord.sync'`.execute(opened.db)
+        return rows[0]
+      }
+      expect((await start(3))?.retry_delay).toBe(3)
+      const changed = await start(7)
+      expect(changed?.retry_delay).toBe(7)
+      const again = await start(7)
+      expect(again).toEqual(changed)
+    } finally {
+      await database.drop()
+    }
   })
 })
 

@@ -4,10 +4,11 @@ import { openDatabase } from '../db/database'
 import { migrateToLatest } from '../db/migrate'
 import { pgliteTemplatePath } from '../db/pglite-template'
 import { installJobSchema } from '../queue/job-runner'
+import { QUEUES } from '../workers'
 
 /**
- * Builds the embedded database's template (db/pglite-template.ts): the migrations and the job queue's
- * schema in an empty cluster, unless it exists for the current schema. Run by `npm run build` (for the
+ * Builds the embedded database's template (db/pglite-template.ts): the migrations, the job queue's
+ * schema and its queues in an empty cluster, unless it exists for the current schema. Run by `npm run build` (for the
  * sources, and through cli/pglite-template.ts for the built server); the server itself only copies
  * the result. Returns the template's directory.
  */
@@ -24,7 +25,7 @@ export async function buildPgliteTemplate(): Promise<string> {
   try {
     await migrateToLatest(database.db)
     const quiet = { info() {}, warn() {}, error() {}, debug() {}, child: () => quiet } as never
-    await installJobSchema(database, quiet)
+    await installJobSchema(database, quiet, QUEUES)
   } finally {
     await database.close()
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type Kysely, type Migration, Migrator } from 'kysely'
+import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import * as plansAndContact from './migrations/2026-11-22-01-plans-and-contact'
 import * as accounts from './migrations/2026-11-22-02-accounts'
 import * as payments from './migrations/2026-11-22-03-payments'
@@ -54,6 +54,9 @@ function hash(text: string): string {
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  // Most starts find every migration run: one read says so (Kysely's migrator first inspects the
+  // catalog for its tables, the slowest query of a start on the embedded database).
+  if (await allApplied(db)) return
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
@@ -69,4 +72,14 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
       `Database migration failed${name}: ${error instanceof Error ? error.message : String(error)}`,
     )
   }
+}
+
+/** Whether the migrations table lists every migration this code has (false where it does not exist). */
+async function allApplied(db: Kysely<any>): Promise<boolean> {
+  const { rows: present } = await sql<{ table: string | null }>`
+    select to_regclass('kysely_migration')::text as table`.execute(db)
+  if (!present[0]?.table) return false
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db)
+  const applied = new Set(rows.map((row) => row.name))
+  return Object.keys(migrations).every((name) => applied.has(name))
 }

@@ -171,10 +171,48 @@ function createBoss(database: Database, log: FastifyBaseLogger): PgBoss {
   return boss
 }
 
-/** Installs (or upgrades) the job queue's own schema and stops: what a database template needs. */
-export async function installJobSchema(database: Database, log: FastifyBaseLogger): Promise<void> {
+/**
+ * What pg-boss itself applies. A queue with a ceiling gets a flat wait of its ceiling from pg-boss
+ * (what a job whose worker died waits); its failures are rescheduled by the runner (`recordFailure`).
+ */
+function queueSettings(name: string, policy: QueuePolicy, scale: number) {
+  return {
+    name,
+    retryLimit: policy.retryLimit,
+    retryDelay: Math.max(1, Math.round((policy.retryCeiling?.seconds ?? policy.retryDelay) * scale)),
+    retryBackoff: !policy.retryCeiling,
+    expireInSeconds: policy.expireInSeconds,
+  }
+}
+
+/**
+ * Every queue exists with its policy: one read of them all, then a write only for a queue that is
+ * missing or whose policy changed (createQueue leaves an existing queue as it was). On the embedded
+ * database each write is tens of milliseconds, and a start used to spend a second on them.
+ */
+async function ensureQueues(boss: PgBoss, policies: QueuePolicies, scale: number): Promise<void> {
+  const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]))
+  for (const [name, policy] of Object.entries(policies) as [string, QueuePolicy][]) {
+    const settings = queueSettings(name, policy, scale)
+    const current = existing.get(name) as Record<string, unknown> | undefined
+    if (!current) await boss.createQueue(name, settings)
+    else if (Object.entries(settings).some(([key, value]) => value !== undefined && current[key] !== value))
+      await boss.updateQueue(name, settings)
+  }
+}
+
+/**
+ * Installs (or upgrades) the job queue's own schema and creates the queues, then stops: what a
+ * database template needs, so that a new database's first start finds them made.
+ */
+export async function installJobSchema(
+  database: Database,
+  log: FastifyBaseLogger,
+  policies: QueuePolicies,
+): Promise<void> {
   const boss = createBoss(database, log)
   await boss.start()
+  await ensureQueues(boss, policies, 1)
   await boss.stop({ graceful: false, close: false, wait: true })
 }
 
@@ -189,25 +227,11 @@ export async function startJobs(
   },
 ): Promise<Jobs> {
   const scale = options.retryDelayScale ?? 1
-  /**
-   * What pg-boss itself applies. A queue with a ceiling gets a flat wait of its ceiling from pg-boss
-   * (what a job whose worker died waits); its failures are rescheduled by the runner (`recordFailure`).
-   */
-  const retryOf = (policy: QueuePolicy) => ({
-    retryLimit: policy.retryLimit,
-    retryDelay: Math.max(1, Math.round((policy.retryCeiling?.seconds ?? policy.retryDelay) * scale)),
-    retryBackoff: !policy.retryCeiling,
-  })
   const { log, policies } = options
   const db = database.db
   const boss = createBoss(database, log)
   await boss.start()
-  for (const [name, policy] of Object.entries(policies) as [string, QueuePolicy][]) {
-    const settings = { name, ...retryOf(policy), expireInSeconds: policy.expireInSeconds }
-    // createQueue leaves an existing queue as it was: a changed policy must be applied explicitly.
-    if (await boss.getQueue(name)) await boss.updateQueue(name, settings)
-    else await boss.createQueue(name, settings)
-  }
+  await ensureQueues(boss, policies, scale)
 
   const sendOptions = (queue: QueueName, options: EnqueueOptions): PgBoss.SendOptions => ({
     ...(options.key ? { id: jobIdFor(queue, options.key) } : {}),
@@ -280,9 +304,8 @@ export async function startJobs(
         data: { key, body: data } satisfies Envelope<typeof data>,
       }))
       // pg-boss's insert takes the queue's retry policy only from explicit fields.
-      const policy = policies[queue]
-      for (const row of rows)
-        Object.assign(row, { ...retryOf(policy), expireInSeconds: policy.expireInSeconds })
+      const { name: _name, ...settings } = queueSettings(queue, policies[queue], scale)
+      for (const row of rows) Object.assign(row, settings)
       for (let start = 0; start < rows.length; start += 500) {
         await boss.insert(
           rows.slice(start, start + 500),
