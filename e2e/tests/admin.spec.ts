@@ -529,6 +529,8 @@ test.describe('admin console', () => {
     for (const box of await categories.getByRole('checkbox').all()) await box.uncheck()
     await categories.getByLabel('Another category (a sport or instrument)').fill('NFL')
     await categories.getByRole('button', { name: 'Add' }).click()
+    // Not on sale: the pricing suite counts the cards on /pricing.
+    await page.getByLabel('Active (on sale)').uncheck()
     await page.getByRole('button', { name: 'Create Plan' }).click()
     await expect(page.getByText('Plan created: NFL Only')).toBeVisible()
 
