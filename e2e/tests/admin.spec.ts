@@ -378,7 +378,9 @@ test.describe('admin console', () => {
     await openAdmin(page, 'payments')
     await page.getByLabel('Search member, plan, status or kind').fill(member.email)
     await page.getByRole('button', { name: 'Search', exact: true }).click()
-    const row = bodyRows(page).filter({ hasText: '$14.99' })
+    // The list shows this member's one payment once the search has answered (others paid $14.99 too).
+    await expect(page.getByRole('navigation', { name: 'Payments pages' })).toContainText('Showing 1–1 of 1')
+    const row = bodyRows(page).filter({ hasText: member.email }).filter({ hasText: '$14.99' })
     await expect(row).toContainText('completed')
     // A quiet row action (no saturated red on every row); its confirmation carries the red button.
     const refund = row.getByRole('button', { name: `Refund $14.99 from ${member.email}` })
