@@ -1,12 +1,7 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { type Emulator, startEmulator } from '@edgeclub/emulator'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { eventually } from './helpers/billing'
+import { accessTokenOf, crashHarness, jobsLeft } from './helpers/crash-harness'
 import { freePort, startServerProcess } from './helpers/server-process'
-import { createScratchPostgres } from './helpers/test-app'
 
 /**
  * The re-audit's measurement: the process is killed (SIGKILL) in the middle of a 1,000-recipient
@@ -19,24 +14,9 @@ const RECIPIENTS = 1000
 const ADMIN = { email: 'crash-admin@edgeclub.test', password: 'Crash$Admin2026-mail' }
 
 describe.skipIf(!onPostgres)('a crash in the middle of a broadcast', () => {
-  let emulator: Emulator
-  let scratch: { url: string; drop(): Promise<void> }
-  let dataDir: string
-  let db: pg.Client
-  let env: Record<string, string>
-
-  beforeAll(async () => {
-    emulator = await startEmulator()
-    scratch = await createScratchPostgres()
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-mail-crash-'))
-    db = new pg.Client({ connectionString: scratch.url })
-    await db.connect()
+  const h = crashHarness('mail-crash', (emulator) => {
     const discord = emulator.discord.config
-    env = {
-      DATABASE_URL: scratch.url,
-      DATA_DIR: dataDir,
-      JOBS_POLL_SECONDS: '0.5',
-      LOG_LEVEL: 'warn',
+    return {
       SMTP_URL: emulator.mail.smtpUrl,
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
@@ -48,14 +28,9 @@ describe.skipIf(!onPostgres)('a crash in the middle of a broadcast', () => {
       DISCORD_API_BASE: `${emulator.url}/discord/api`,
     }
   })
-  afterAll(async () => {
-    await db?.end()
-    await emulator?.close()
-    await scratch?.drop()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
 
   it('killed mid-broadcast and started again: every member has it once (one Message-ID each)', async () => {
+    const { emulator, db, env } = h
     const port = await freePort()
     let server = await startServerProcess(env, { port })
     try {
@@ -67,13 +42,7 @@ describe.skipIf(!onPostgres)('a crash in the middle of a broadcast', () => {
          from generate_series(1, $1::int) as n`,
         [RECIPIENTS],
       )
-      const login = await fetch(`${server.origin}/discord/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(ADMIN),
-      })
-      const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens
-        .accessToken
+      const token = await accessTokenOf(server.origin, ADMIN)
       emulator.mail.clear()
       const subject = 'EdgeClub: Crash check'
       const sent = await fetch(`${server.origin}/discord/api/admin/broadcast`, {
@@ -97,13 +66,10 @@ describe.skipIf(!onPostgres)('a crash in the middle of a broadcast', () => {
       // Every recipient, and then nothing left in the queue: the jobs the dead process held come back
       // once their time is up (a minute, found within 20 s) and find their messages accepted.
       await eventually(
-        async () => {
-          const { rows } = await db.query<{ pending: number }>(
-            `select count(*)::int as pending from pgboss.job
-             where name = 'email.bulk' and state in ('created', 'retry', 'active')`,
-          )
-          return { recipients: new Set(ofBroadcast().map((mail) => mail.to)).size, pending: rows[0]!.pending }
-        },
+        async () => ({
+          recipients: new Set(ofBroadcast().map((mail) => mail.to)).size,
+          pending: await jobsLeft(db, ['email.bulk']),
+        }),
         (state) => state.recipients === RECIPIENTS && state.pending === 0,
         240_000,
       )

@@ -1,13 +1,8 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { type Emulator, startEmulator } from '@edgeclub/emulator'
 import type { PushPayload } from '@edgeclub/shared'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { eventually } from './helpers/billing'
+import { accessTokenOf, crashHarness, jobsLeft } from './helpers/crash-harness'
 import { freePort, startServerProcess } from './helpers/server-process'
-import { createScratchPostgres } from './helpers/test-app'
 import { newSubscriber } from './helpers/web-push'
 
 /**
@@ -23,36 +18,14 @@ const IN_FLIGHT = 64
 const ADMIN = { email: 'push-crash-admin@edgeclub.test', password: 'Crash$Admin2026-push' }
 
 describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications', () => {
-  let emulator: Emulator
-  let scratch: { url: string; drop(): Promise<void> }
-  let dataDir: string
-  let db: pg.Client
-  let env: Record<string, string>
-
-  beforeAll(async () => {
-    emulator = await startEmulator()
-    scratch = await createScratchPostgres()
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'edgeclub-push-crash-'))
-    db = new pg.Client({ connectionString: scratch.url })
-    await db.connect()
-    env = {
-      DATABASE_URL: scratch.url,
-      DATA_DIR: dataDir,
-      JOBS_POLL_SECONDS: '0.5',
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      PUSH_SERVICE_ORIGINS: emulator.url,
-    }
-  })
-  afterAll(async () => {
-    await db?.end()
-    await emulator?.close()
-    await scratch?.drop()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
+  const h = crashHarness('push-crash', (emulator) => ({
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    PUSH_SERVICE_ORIGINS: emulator.url,
+  }))
 
   it('killed mid-delivery and started again: every member holds the pick’s notification once', async () => {
+    const { emulator, db, env } = h
     const port = await freePort()
     let server = await startServerProcess(env, { port })
     try {
@@ -87,13 +60,7 @@ describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications'
         ],
       )
 
-      const login = await fetch(`${server.origin}/discord/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(ADMIN),
-      })
-      const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens
-        .accessToken
+      const token = await accessTokenOf(server.origin, ADMIN)
       // A push service slow enough that the kill lands while sends are in flight.
       emulator.push.setLatency(50)
       const published = await fetch(`${server.origin}/discord/api/signals`, {
@@ -129,14 +96,10 @@ describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications'
       // Every subscription, and then nothing left in the queue: the jobs the dead process held come
       // back once their time is up (a minute, found within 20 s).
       await eventually(
-        async () => {
-          const { rows } = await db.query<{ pending: number }>(
-            `select count(*)::int as pending from pgboss.job
-             where name in ('push.fanout', 'push.send') and state in ('created', 'retry', 'active')`,
-          )
-          const notified = new Set(emulator.push.messages().map((push) => push.subscriptionId)).size
-          return { notified, pending: rows[0]!.pending }
-        },
+        async () => ({
+          notified: new Set(emulator.push.messages().map((push) => push.subscriptionId)).size,
+          pending: await jobsLeft(db, ['push.fanout', 'push.send']),
+        }),
         (state) => state.notified === SUBSCRIBERS && state.pending === 0,
         240_000,
       ).catch(async (error: unknown) => {

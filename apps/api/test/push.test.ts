@@ -77,6 +77,13 @@ describe('web push notifications', () => {
   const pushesTo = (device: Device) => emulator.push.messages(device.id)
   const opened = (device: Device, index = 0) =>
     JSON.parse(device.subscriber.decrypt(Buffer.from(pushesTo(device)[index]!.body, 'base64'))) as PushPayload
+  /** Until the device holds this many notifications. */
+  const untilPushes = (device: Device, count: number) =>
+    eventually(
+      async () => pushesTo(device).length,
+      (held) => held === count,
+      20_000,
+    )
   /** Until the queues are empty (every fan-out and send done). */
   const drained = () =>
     eventually(
@@ -141,11 +148,7 @@ describe('web push notifications', () => {
     expect((await call(member.member.accessToken, 'GET', '/push/preferences')).json().data.devices).toBe(1)
 
     await publish()
-    await eventually(
-      async () => pushesTo(member).length,
-      (count) => count === 1,
-      20_000,
-    )
+    await untilPushes(member, 1)
     await drained()
     expect(pushesTo(outsider)).toHaveLength(0)
   })
@@ -157,11 +160,7 @@ describe('web push notifications', () => {
     expect(saved.json().data).toEqual({ kinds: ['picks'], sports: ['NBA'], devices: 1 })
 
     const nfl = await publish()
-    await eventually(
-      async () => pushesTo(everything).length,
-      (count) => count === 1,
-      20_000,
-    )
+    await untilPushes(everything, 1)
     await drained()
     expect(pushesTo(nbaOnly)).toHaveLength(0)
 
@@ -170,11 +169,7 @@ describe('web push notifications', () => {
       reason: 'Posted twice',
     })
     expect(voided.statusCode, voided.body).toBe(200)
-    await eventually(
-      async () => pushesTo(everything).length,
-      (count) => count === 2,
-      20_000,
-    )
+    await untilPushes(everything, 2)
     await drained()
     const result = opened(everything, 1)
     expect(result).toMatchObject({
@@ -198,11 +193,7 @@ describe('web push notifications', () => {
     expect(invalid.statusCode).toBe(400)
     expect(invalid.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
     await publish()
-    await eventually(
-      async () => pushesTo(nbaOnly).length,
-      (count) => count === 1,
-      20_000,
-    )
+    await untilPushes(nbaOnly, 1)
   })
 
   it('a subscription the push service reports gone (410) is removed and not sent to again', async () => {
@@ -211,11 +202,7 @@ describe('web push notifications', () => {
     emulator.push.markGone(leaving.id)
 
     await publish()
-    await eventually(
-      async () => pushesTo(staying).length,
-      (count) => count === 1,
-      20_000,
-    )
+    await untilPushes(staying, 1)
     await drained()
     await eventually(
       async () => (await call(leaving.member.accessToken, 'GET', '/push/preferences')).json().data.devices,
@@ -231,11 +218,7 @@ describe('web push notifications', () => {
     expect(emulator.push.counts().rejected).toBe(1)
 
     await publish()
-    await eventually(
-      async () => pushesTo(staying).length,
-      (count) => count === 2,
-      20_000,
-    )
+    await untilPushes(staying, 2)
     await drained()
     // Nothing more was tried on the gone subscription.
     expect(emulator.push.counts().rejected).toBe(1)
@@ -245,11 +228,7 @@ describe('web push notifications', () => {
     const ending = await memberWithDevice()
     const staying = await memberWithDevice()
     await publish()
-    await eventually(
-      async () => pushesTo(ending).length,
-      (count) => count === 1,
-      20_000,
-    )
+    await untilPushes(ending, 1)
     await drained()
 
     // Access ends (the period is over), notifications still on in the browser.
@@ -259,11 +238,7 @@ describe('web push notifications', () => {
       .where('user_id', '=', ending.member.user.id)
       .execute()
     await publish()
-    await eventually(
-      async () => pushesTo(staying).length,
-      (count) => count === 2,
-      20_000,
-    )
+    await untilPushes(staying, 2)
     await drained()
     expect(pushesTo(ending)).toHaveLength(1)
   })
@@ -298,11 +273,7 @@ describe('web push notifications', () => {
     expect(off.json().data.devices).toBe(0)
     const witness = await memberWithDevice()
     await publish()
-    await eventually(
-      async () => pushesTo(witness).length,
-      (count) => count === 1,
-      20_000,
-    )
+    await untilPushes(witness, 1)
     await drained()
     expect(pushesTo(device)).toHaveLength(0)
   })
