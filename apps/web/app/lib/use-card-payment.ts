@@ -30,16 +30,24 @@ export function useCardPayment(messages: CardPaymentMessages) {
   const [paying, setPaying] = useState(false)
   const [cardError, setCardError] = useState<string | null>(null)
 
-  const run = async (
-    step: (card: StripeCardElement, stripe: Stripe) => Promise<CardResult | null>,
+  /** Stripe's answer as the member reads it: null when the intent succeeded. */
+  const refusal = (
+    error: { message?: string } | undefined,
+    status: string | undefined,
+  ): CardResult | null => {
+    if (error) return { ok: false, message: error.message ?? messages.declined }
+    if (status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
+    return null
+  }
+
+  /** "Paying" while Stripe confirms and then the server checks (`afterSuccess`). */
+  const whilePaying = async (
+    step: () => Promise<CardResult | null>,
     afterSuccess: () => Promise<void>,
   ): Promise<CardResult> => {
-    if (!stripe || !elements) return { ok: false, message: messages.stripeNotLoaded }
-    const card = elements.getElement(CardElement)
-    if (!card) return { ok: false, message: messages.cardMissing }
     setPaying(true)
     try {
-      const failed = await step(card, stripe)
+      const failed = await step()
       if (failed) return failed
       await afterSuccess()
       return { ok: true }
@@ -50,26 +58,33 @@ export function useCardPayment(messages: CardPaymentMessages) {
     }
   }
 
+  /** With the card the member typed into the card form. */
+  const withCard = (
+    step: (card: StripeCardElement, stripe: Stripe) => Promise<CardResult | null>,
+    afterSuccess: () => Promise<void>,
+  ): Promise<CardResult> => {
+    if (!stripe || !elements) return Promise.resolve({ ok: false, message: messages.stripeNotLoaded })
+    const card = elements.getElement(CardElement)
+    if (!card) return Promise.resolve({ ok: false, message: messages.cardMissing })
+    return whilePaying(() => step(card, stripe), afterSuccess)
+  }
+
   /** A payment (PaymentIntent client secret); 3-D Secure is asked for by Stripe.js when the bank wants it. */
   const confirm = (clientSecret: string, afterSuccess: () => Promise<void>) =>
-    run(async (card, client) => {
+    withCard(async (card, client) => {
       const result = await client.confirmCardPayment(clientSecret, {
         payment_method: { card, billing_details: { name: billingName(user) } },
       })
-      if (result.error) return { ok: false, message: result.error.message ?? messages.declined }
-      if (result.paymentIntent?.status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
-      return null
+      return refusal(result.error, result.paymentIntent?.status)
     }, afterSuccess)
 
   /** Saving the card for later charges (SetupIntent client secret): a trial, or a new renewal card. */
   const confirmSetup = (clientSecret: string, afterSuccess: () => Promise<void>) =>
-    run(async (card, client) => {
+    withCard(async (card, client) => {
       const result = await client.confirmCardSetup(clientSecret, {
         payment_method: { card, billing_details: { name: billingName(user) } },
       })
-      if (result.error) return { ok: false, message: result.error.message ?? messages.declined }
-      if (result.setupIntent?.status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
-      return null
+      return refusal(result.error, result.setupIntent?.status)
     }, afterSuccess)
 
   /** A payment with the card already saved (no card details typed): only 3-D Secure, when asked. */
@@ -78,18 +93,10 @@ export function useCardPayment(messages: CardPaymentMessages) {
     afterSuccess: () => Promise<void>,
   ): Promise<CardResult> => {
     if (!stripe) return { ok: false, message: messages.stripeNotLoaded }
-    setPaying(true)
-    try {
+    return whilePaying(async () => {
       const result = await stripe.confirmCardPayment(clientSecret)
-      if (result.error) return { ok: false, message: result.error.message ?? messages.declined }
-      if (result.paymentIntent?.status !== 'succeeded') return { ok: false, message: messages.notSuccessful }
-      await afterSuccess()
-      return { ok: true }
-    } catch (error) {
-      return { ok: false, message: error instanceof CardFlowError ? error.message : messages.unexpected }
-    } finally {
-      setPaying(false)
-    }
+      return refusal(result.error, result.paymentIntent?.status)
+    }, afterSuccess)
   }
 
   return {
