@@ -11,6 +11,27 @@ export interface Member {
   password: string
 }
 
+/** The admin the server under test was started with (global-setup's ADMIN_EMAIL and ADMIN_PASSWORD). */
+export const admin: Member = {
+  firstName: 'Admin',
+  lastName: '',
+  email: String(process.env.E2E_ADMIN_EMAIL),
+  discordUsername: '',
+  password: String(process.env.E2E_ADMIN_PASSWORD),
+}
+
+/** Signs in through the API (a script's way, not a person's) and answers the access token. */
+export async function tokenOf(
+  request: APIRequestContext,
+  who: Pick<Member, 'email' | 'password'> = admin,
+): Promise<string> {
+  const login = await request.post('/discord/api/auth/login', {
+    data: { email: who.email, password: who.password },
+  })
+  expect(login.ok(), await login.text()).toBe(true)
+  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
+}
+
 export function newMember(): Member {
   counter += 1
   const id = `${Date.now().toString(36)}${process.pid}${counter}`

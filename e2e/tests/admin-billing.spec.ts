@@ -1,34 +1,18 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import { accessibilityViolations, expect, test } from '../support/fixtures'
-import { createMember, type Member, signIn } from '../support/members'
+import { admin, createMember, type Member, signIn, tokenOf } from '../support/members'
 import { lockPlansOnSale } from '../support/plans-lock'
 
 /**
  * The owner's revenue levers in the admin console: promo codes, trial days, pausing a
  * member and free days, the offer at cancel, and the overview's figures.
  */
-const admin: Member = {
-  firstName: 'Admin',
-  lastName: '',
-  email: String(process.env.E2E_ADMIN_EMAIL),
-  discordUsername: '',
-  password: String(process.env.E2E_ADMIN_PASSWORD),
-}
-
 const API = '/discord/api'
 
 async function openAdmin(page: Page, section: string) {
   await signIn(page, admin)
   await page.goto(`/admin?section=${section}`)
   await expect(page.getByRole('navigation', { name: 'Admin sections' })).toBeVisible()
-}
-
-async function tokenOf(request: APIRequestContext, who: Pick<Member, 'email' | 'password'>) {
-  const login = await request.post(`${API}/auth/login`, {
-    data: { email: who.email, password: who.password },
-  })
-  expect(login.ok(), await login.text()).toBe(true)
-  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
 }
 
 async function call<T>(
@@ -215,7 +199,7 @@ test.describe('admin revenue levers', () => {
 
     // On sale only while the pricing suite is not counting cards.
     const release = await lockPlansOnSale()
-    const adminToken = await tokenOf(request, admin)
+    const adminToken = await tokenOf(request)
     try {
       await row.getByRole('button', { name: 'Activate Trial Club' }).click()
       await expect(row).toContainText('on sale')
@@ -246,7 +230,7 @@ test.describe('admin revenue levers', () => {
     page,
     request,
   }) => {
-    const adminToken = await tokenOf(request, admin)
+    const adminToken = await tokenOf(request)
     const weekly = await planBySlug(request, adminToken, 'weekly')
     const member = await createMember(request)
     await checkout(request, member, weekly!.id)
@@ -311,7 +295,7 @@ test.describe('admin revenue levers', () => {
   })
 
   test('an owner sets the offer at cancel: a retention code and a pause', async ({ page, request }) => {
-    const adminToken = await tokenOf(request, admin)
+    const adminToken = await tokenOf(request)
     const previous = await call<{ retentionPromoCodeId: string | null; retentionOffersPause: boolean }>(
       request,
       adminToken,

@@ -1,16 +1,8 @@
 import fs from 'node:fs/promises'
-import type { APIRequestContext, Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { accessibilityViolations, expect, test } from '../support/fixtures'
-import { createMember, type Member, newMember, signIn } from '../support/members'
+import { admin, createMember, type Member, newMember, signIn, tokenOf } from '../support/members'
 import { lockPlansOnSale } from '../support/plans-lock'
-
-const admin: Member = {
-  firstName: 'Admin',
-  lastName: '',
-  email: String(process.env.E2E_ADMIN_EMAIL),
-  discordUsername: '',
-  password: String(process.env.E2E_ADMIN_PASSWORD),
-}
 
 async function openAdmin(page: Page, section = 'overview') {
   await signIn(page, admin)
@@ -34,13 +26,6 @@ async function openMember(page: Page, member: Member) {
 }
 
 /** An admin's access token, for setting the scene (or cleaning up) through the API. */
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const login = await request.post('/discord/api/auth/login', {
-    data: { email: admin.email, password: admin.password },
-  })
-  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
-}
-
 /** The rows of the table's body (the header row is the first row). */
 const bodyRows = (page: Page) =>
   page
@@ -187,7 +172,7 @@ test.describe('admin console', () => {
       await expect(page.getByText('Quarterly Elite')).toHaveCount(0)
     } finally {
       // Whatever happened above, the plan leaves the pricing page before anyone counts the cards again.
-      const token = await adminToken(request)
+      const token = await tokenOf(request)
       const headers = { authorization: `Bearer ${token}` }
       const listed = await request.get('/discord/api/admin/plans?includeArchived=false&limit=100', {
         headers,
@@ -308,11 +293,7 @@ test.describe('admin console', () => {
 
   test('the subscriptions and payments tables filter, sort and export', async ({ page, request }) => {
     // At least one complimentary payment and one active subscription, whatever ran before.
-    const login = await request.post('/discord/api/auth/login', {
-      data: { email: admin.email, password: admin.password },
-    })
-    const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens
-      .accessToken
+    const token = await tokenOf(request)
     const member = await createMember(request)
     const found = await request.get(`/discord/api/admin/users?search=${encodeURIComponent(member.email)}`, {
       headers: { authorization: `Bearer ${token}` },

@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import { control, expect, test } from '../support/fixtures'
-import { createMember, mailbox, newMember, signIn } from '../support/members'
+import { createMember, mailbox, newMember, signIn, tokenOf } from '../support/members'
 
 /**
  * The member's side of the revenue levers: the doors to checkout, promo codes, plan
@@ -21,18 +21,11 @@ async function fillCard(page: Page, number = '4242 4242 4242 4242') {
   await page.getByLabel('ZIP').fill('10001')
 }
 
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const login = await request.post('/discord/api/auth/login', {
-    data: { email: process.env.E2E_ADMIN_EMAIL, password: process.env.E2E_ADMIN_PASSWORD },
-  })
-  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
-}
-
 /** A code of the owner's: 20% off the first payment, for anyone. */
 async function createCode(request: APIRequestContext): Promise<string> {
   const code = `E2E${Date.now().toString(36).toUpperCase()}${process.pid}`
   const response = await request.post('/discord/api/admin/promo-codes', {
-    headers: { authorization: `Bearer ${await adminToken(request)}` },
+    headers: { authorization: `Bearer ${await tokenOf(request)}` },
     data: { code, percentOff: 20, duration: 'once', audience: 'anyone' },
   })
   expect(response.status(), await response.text()).toBe(201)

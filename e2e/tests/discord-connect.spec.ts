@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import { accessibilityViolations, expect, test } from '../support/fixtures'
-import { createMember, type Member, signIn } from '../support/members'
+import { createMember, type Member, signIn, tokenOf } from '../support/members'
 
 /**
  * Connect Discord: the member proves their Discord account on Discord's consent page (the emulator's)
@@ -42,17 +42,9 @@ async function consentAs(page: Page, username: string, decision: 'Authorize' | '
   await page.getByRole('button', { name: decision }).click()
 }
 
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const response = await request.post('/discord/api/auth/login', {
-    data: { email: process.env.E2E_ADMIN_EMAIL, password: process.env.E2E_ADMIN_PASSWORD },
-  })
-  expect(response.status()).toBe(200)
-  return (await response.json()).data.tokens.accessToken
-}
-
 /** The plan ends now: an admin refunds its payment in full, which ends the access it bought. */
 async function endPlan(request: APIRequestContext, member: Member) {
-  const headers = { authorization: `Bearer ${await adminToken(request)}` }
+  const headers = { authorization: `Bearer ${await tokenOf(request)}` }
   const payments = await request.get(
     `/discord/api/admin/payments?search=${encodeURIComponent(member.email)}`,
     {

@@ -1,6 +1,5 @@
-import type { APIRequestContext } from '@playwright/test'
 import { expect, test } from '../support/fixtures'
-import { createMember, signIn } from '../support/members'
+import { createMember, signIn, tokenOf } from '../support/members'
 
 /**
  * Notifications end to end: a member turns them on in Settings, the admin publishes a pick, the
@@ -8,13 +7,6 @@ import { createMember, signIn } from '../support/members'
  * receives it — handed over through DevTools (ServiceWorker.deliverPushMessage), as the browser's
  * push connection would — and shows the notification.
  */
-
-const admin = { email: String(process.env.E2E_ADMIN_EMAIL), password: String(process.env.E2E_ADMIN_PASSWORD) }
-
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const login = await request.post('/discord/api/auth/login', { data: admin })
-  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
-}
 
 interface ArrivedPush {
   subscriptionId: string
@@ -30,7 +22,7 @@ test('a member turns notifications on in Settings and the service worker shows t
   baseURL,
 }) => {
   const member = await createMember(request)
-  const token = await adminToken(request)
+  const token = await tokenOf(request)
   const found = await request.get(`/discord/api/admin/users?search=${encodeURIComponent(member.email)}`, {
     headers: { authorization: `Bearer ${token}` },
   })

@@ -1,28 +1,12 @@
-import type { APIRequestContext } from '@playwright/test'
 import { accessibilityViolations, expect, test } from '../support/fixtures'
-import { type Member, signIn } from '../support/members'
-
-const admin: Member = {
-  firstName: 'Admin',
-  lastName: '',
-  email: String(process.env.E2E_ADMIN_EMAIL),
-  discordUsername: '',
-  password: String(process.env.E2E_ADMIN_PASSWORD),
-}
-
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const login = await request.post('/discord/api/auth/login', {
-    data: { email: admin.email, password: admin.password },
-  })
-  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
-}
+import { admin, signIn, tokenOf } from '../support/members'
 
 test.describe('the record’s figures', () => {
   test('the record shows the bettor’s figures, “too few settled” below the minimum sample, and the commitments', async ({
     page,
     request,
   }) => {
-    const headers = { authorization: `Bearer ${await adminToken(request)}` }
+    const headers = { authorization: `Bearer ${await tokenOf(request)}` }
     const published = await request.post('/discord/api/signals', {
       headers,
       data: {

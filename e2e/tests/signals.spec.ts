@@ -3,17 +3,9 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import type { APIRequestContext, Browser, Page } from '@playwright/test'
 import { accessibilityViolations, expect, test } from '../support/fixtures'
-import { createMember, type Member, signIn } from '../support/members'
+import { admin, createMember, signIn, tokenOf } from '../support/members'
 
 const root = path.resolve(import.meta.dirname, '../..')
-const admin: Member = {
-  firstName: 'Admin',
-  lastName: '',
-  email: String(process.env.E2E_ADMIN_EMAIL),
-  discordUsername: '',
-  password: String(process.env.E2E_ADMIN_PASSWORD),
-}
-
 let address = 0
 /**
  * A second person at another computer: a browser context of their own, from their own address
@@ -32,13 +24,6 @@ async function otherPerson(browser: Browser, problems: string[]): Promise<Page> 
   })
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
   return page
-}
-
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const login = await request.post('/discord/api/auth/login', {
-    data: { email: admin.email, password: admin.password },
-  })
-  return ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens.accessToken
 }
 
 /** The user id of a member, as the admin's member search finds it. */
@@ -69,7 +54,7 @@ test.describe('the signal room', () => {
     test.setTimeout(180_000)
     const problems: string[] = []
     const event = `Chiefs vs Bills ${Date.now().toString(36)}`
-    const token = await adminToken(request)
+    const token = await tokenOf(request)
 
     // An admin makes a member an analyst in the Members console.
     const analyst = await createMember(request)
@@ -211,7 +196,7 @@ test.describe('the signal room', () => {
       request,
     }) => {
       // A settled pick, so the record has its tables.
-      const token = await adminToken(request)
+      const token = await tokenOf(request)
       const headers = { authorization: `Bearer ${token}` }
       const published = await request.post('/discord/api/signals', {
         headers,

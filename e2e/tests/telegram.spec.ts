@@ -1,14 +1,9 @@
 import type { APIRequestContext } from '@playwright/test'
 import { expect, test } from '../support/fixtures'
-import { createMember, type Member, signIn } from '../support/members'
-
-const admin = { email: String(process.env.E2E_ADMIN_EMAIL), password: String(process.env.E2E_ADMIN_PASSWORD) }
+import { createMember, type Member, signIn, tokenOf } from '../support/members'
 
 async function adminHeaders(request: APIRequestContext) {
-  const login = await request.post('/discord/api/auth/login', { data: admin })
-  const token = ((await login.json()) as { data: { tokens: { accessToken: string } } }).data.tokens
-    .accessToken
-  return { authorization: `Bearer ${token}` }
+  return { authorization: `Bearer ${await tokenOf(request)}` }
 }
 
 /** Gives the member 30 days, as the admin console's Grant does. */
