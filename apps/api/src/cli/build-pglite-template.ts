@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { openDatabase } from '../db/database'
+import { sql } from 'kysely'
+import { type Database, openDatabase } from '../db/database'
 import { migrateToLatest } from '../db/migrate'
 import { pgliteTemplatePath } from '../db/pglite-template'
 import { installJobSchema } from '../queue/job-runner'
@@ -26,6 +27,7 @@ export async function buildPgliteTemplate(): Promise<string> {
     await migrateToLatest(database.db)
     const quiet = { info() {}, warn() {}, error() {}, debug() {}, child: () => quiet } as never
     await installJobSchema(database, quiet, QUEUES)
+    await dropTemplateZero(database.db)
   } finally {
     await database.close()
   }
@@ -35,4 +37,16 @@ export async function buildPgliteTemplate(): Promise<string> {
   })
   await fs.rm(work, { recursive: true, force: true })
   return target
+}
+
+/**
+ * template0 is a pristine copy of the catalog kept only for `CREATE DATABASE … TEMPLATE template0`,
+ * which nothing runs against the embedded database (it is one database, `postgres`; a new database,
+ * if one were ever made, comes from template1 as usual). Without it every new data directory is 298
+ * files and 7 MB smaller, and the copy of those files is most of a first start (decision 018).
+ */
+async function dropTemplateZero(db: Database['db']): Promise<void> {
+  await sql`update pg_database set datistemplate = false where datname = 'template0'`.execute(db)
+  await sql`drop database if exists template0`.execute(db)
+  await sql`checkpoint`.execute(db)
 }

@@ -9,7 +9,7 @@ import { MIGRATIONS_FINGERPRINT } from './migrate'
 /**
  * A new embedded database starts from a template instead of running initdb (about 5 s of CPU and a
  * second PGlite instance in memory): an empty cluster with this app's migrations, the job queue's
- * schema and queues, and no data (no plans, no accounts). It is built once per machine and per schema (PGlite's
+ * schema and queues, and no data (no plans, no accounts), and no template0. It is built once per machine and per schema (PGlite's
  * version, the migrations' names and code), by `npm run build` (cli/build-pglite-template.ts). The sources'
  * template is kept under node_modules/.cache; the built server's is part of the build (apps/api/dist),
  * because a bundle's code, and so its fingerprint, differs from the sources' and a production
@@ -34,7 +34,8 @@ export function pgliteTemplatePath(): string {
         migrations: MIGRATIONS_FINGERPRINT,
         extensions: ['pg_trgm'],
         // 2: the job queues are made in the template too (a start only checks their policies).
-        format: 2,
+        // 3: without template0 (cli/build-pglite-template.ts).
+        format: 3,
       }),
     )
     .digest('hex')
