@@ -34,7 +34,9 @@ function downloadEvidence(evidence: unknown) {
 /**
  * This browser as a witness of the record: on every visit it checks that today's signed head extends
  * the one it kept (record-witness-check.ts, loaded lazily). The result is always shown: a line when it
- * holds or cannot run, an unmissable warning fixed to the screen when it fails.
+ * holds or cannot run, an unmissable warning fixed to the screen when it fails. The line keeps room
+ * for the result (three lines on a phone, two wider) while 'Checking…' shows, so the result arriving
+ * does not push the page down.
  */
 export function RecordWitness() {
   const [outcome, setOutcome] = useState<WitnessOutcome | null>(null)
@@ -55,7 +57,7 @@ export function RecordWitness() {
   }, [])
 
   return (
-    <div className="min-h-6 text-sm">
+    <div className="min-h-15 text-sm sm:min-h-10">
       {outcome === null ? (
         <p className="text-slate-400">Checking the record against the last head this browser saw...</p>
       ) : outcome.status === 'ok' ? (

@@ -34,9 +34,13 @@ const STREAM_TEXT: Record<StreamStatus, string> = {
   closed: 'The live feed has stopped. Reload the page to reconnect.',
 }
 
+/**
+ * On a phone the line has its own row, two lines high whatever it says: the short 'Connecting' text
+ * fits beside the title and the longer 'Live' one does not, and the switch moved the whole feed down.
+ */
 function LiveIndicator({ status }: { status: StreamStatus }) {
   return (
-    <p className="flex items-center gap-2 text-sm text-slate-300">
+    <p className="flex min-h-10 basis-full items-center gap-2 text-sm text-slate-300 sm:min-h-0 sm:basis-auto">
       <span
         aria-hidden="true"
         className={`h-2.5 w-2.5 rounded-full ${status === 'open' ? 'motion-safe:animate-pulse bg-emerald-400' : 'bg-amber-400'}`}
@@ -131,6 +135,16 @@ export function SignalsTab() {
   useEffect(() => {
     if (shown && opened) document.getElementById(`signal-${opened}`)?.scrollIntoView({ block: 'center' })
   }, [shown, opened])
+
+  // Nothing below the witness line shows until the member's access is known: the notice for members
+  // without a plan would otherwise push the feed down when it arrives.
+  if (status.isPending)
+    return (
+      <div className="space-y-6">
+        <RecordWitness />
+        <p className="text-sm text-slate-300">Loading signals...</p>
+      </div>
+    )
 
   return (
     <div className="space-y-6">
@@ -227,7 +241,8 @@ export function SignalsTab() {
         </div>
       </Panel>
 
-      {user?.createdAt ? <OwnRecord since={user.createdAt} /> : null}
+      {/* Under the feed once its first page is in: shown earlier, the list arriving pushed it down. */}
+      {user?.createdAt && !feed.isPending ? <OwnRecord since={user.createdAt} /> : null}
     </div>
   )
 }
