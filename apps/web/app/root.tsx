@@ -40,6 +40,12 @@ function useIslandsPrerender(): boolean {
 // On start, restore a stored user and token (in the browser only; never at build time).
 if (typeof window !== 'undefined') session.restore()
 
+// A page opened at the dashboard starts fetching the dashboard's code with all its imports at once
+// (Vite preloads a dynamic import's dependencies together) instead of after the router has started,
+// and then one import level at a time as each module names the next.
+if (typeof window !== 'undefined' && window.location.pathname === '/dashboard')
+  void import('./routes/dashboard')
+
 export function Layout({ children }: { children: ReactNode }) {
   const islands = useIslandsPrerender()
   const { pathname } = useLocation()

@@ -108,35 +108,14 @@ function DashboardFrame() {
  * Each tab is its own chunk, loaded when it opens: a member on a phone downloads and parses the tab
  * they look at, not the nine others (the tip form's card fields, the admin-grade settings, ...).
  */
-function lazyTab<M>(load: () => Promise<M>, pick: (module: M) => ComponentType) {
-  return lazy(async () => ({ default: pick(await load()) }))
-}
-const tabs: Record<DashboardTab, ComponentType> = {
-  overview: lazyTab(
-    () => import('../features/dashboard/overview-tab'),
-    (m) => m.OverviewTab,
-  ),
-  signals: lazyTab(
-    () => import('../features/signals/signals-tab'),
-    (m) => m.SignalsTab,
-  ),
-  subscription: lazyTab(
-    () => import('../features/subscriptions/subscription-tab'),
-    (m) => m.SubscriptionTab,
-  ),
-  payments: lazyTab(
-    () => import('../features/payments/history-tab'),
-    (m) => m.PaymentHistoryTab,
-  ),
-  tip: lazyTab(
-    () => import('../features/tips/tip-tab'),
-    (m) => m.TipTab,
-  ),
-  community: lazyTab(
-    () => import('../features/community/community-tab'),
-    (m) => m.CommunityTab,
-  ),
-  settings: lazy(async () => {
+const loaders: Record<DashboardTab, () => Promise<ComponentType>> = {
+  overview: () => import('../features/dashboard/overview-tab').then((m) => m.OverviewTab),
+  signals: () => import('../features/signals/signals-tab').then((m) => m.SignalsTab),
+  subscription: () => import('../features/subscriptions/subscription-tab').then((m) => m.SubscriptionTab),
+  payments: () => import('../features/payments/history-tab').then((m) => m.PaymentHistoryTab),
+  tip: () => import('../features/tips/tip-tab').then((m) => m.TipTab),
+  community: () => import('../features/community/community-tab').then((m) => m.CommunityTab),
+  settings: async () => {
     const [{ SettingsTab }, { NotificationsPanel }, { DiscordSettingsPanel }, { TelegramSettingsPanel }] =
       await Promise.all([
         import('../features/settings/settings-tab'),
@@ -144,21 +123,56 @@ const tabs: Record<DashboardTab, ComponentType> = {
         import('../features/community/discord-connection'),
         import('../features/community/telegram-card'),
       ])
-    return {
-      default: () => (
-        <SettingsTab
-          panels={
-            <>
-              <NotificationsPanel />
-              <DiscordSettingsPanel />
-              <TelegramSettingsPanel />
-            </>
-          }
-        />
-      ),
-    }
-  }),
+    return () => (
+      <SettingsTab
+        panels={
+          <>
+            <NotificationsPanel />
+            <DiscordSettingsPanel />
+            <TelegramSettingsPanel />
+          </>
+        }
+      />
+    )
+  },
 }
+
+const loading = new Map<DashboardTab, Promise<ComponentType>>()
+const loaded = new Map<DashboardTab, ComponentType>()
+
+/** Starts loading a tab's chunk (once; a failed load is tried again next time). */
+function loadTab(tab: DashboardTab): Promise<ComponentType> {
+  let promise = loading.get(tab)
+  if (!promise) {
+    promise = loaders[tab]().then((component) => {
+      loaded.set(tab, component)
+      return component
+    })
+    promise.catch(() => loading.delete(tab))
+    loading.set(tab, promise)
+  }
+  return promise
+}
+
+/**
+ * A tab whose chunk is already here renders at once instead of suspending: React.lazy reads a
+ * thenable that calls back synchronously without waiting, and React shows the fallback and holds the
+ * content back for its minimum fallback time (300 ms) only when it has to wait.
+ */
+const tabs = {} as Record<DashboardTab, ComponentType>
+for (const tab of Object.keys(loaders) as DashboardTab[])
+  tabs[tab] = lazy(() => {
+    const component = loaded.get(tab)
+    if (!component) return loadTab(tab).then((loadedTab) => ({ default: loadedTab }))
+    const ready = { default: component }
+    // biome-ignore lint/suspicious/noThenProperty: React.lazy takes a thenable; this one answers at once, so the tab renders without suspending
+    return { then: (resolve: (value: typeof ready) => void) => resolve(ready) } as Promise<typeof ready>
+  })
+
+// The tab in the address starts loading as soon as this module does, while the session is checked
+// ('Verifying authentication...'), not after: on a phone that was one more round trip before the tab.
+if (typeof window !== 'undefined' && window.location.pathname === paths.dashboard)
+  void loadTab(tabFrom(new URLSearchParams(window.location.search).get('tab')))
 
 /** The open tab; the address keeps it (?tab=settings). */
 function TabPanel({ tab }: { tab: DashboardTab }) {
