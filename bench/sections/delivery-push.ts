@@ -19,7 +19,8 @@ import { clientAddress, cpuMs, envNumber, percentile, root, sleep, tempDir } fro
  * beside a bare sender (the same push client, same concurrency, no database or queue) in the same run.
  */
 
-const DB_NAME = 'edgeclub_bench_push'
+// Its own name per checkout (BENCH_PUSH_DATABASE_NAME): two runs on one server must not drop each other's.
+const DB_NAME = process.env.BENCH_PUSH_DATABASE_NAME ?? 'edgeclub_bench_push'
 const execFileAsync = promisify(execFile)
 
 function withDatabase(serverUrl: string, name: string): string {
@@ -60,6 +61,8 @@ export async function measurePushDelivery({
       PUSH_SERVICE_ORIGINS: emulator.url,
       VAPID_PUBLIC_KEY: vapid.publicKey,
       VAPID_PRIVATE_KEY: vapid.privateKey,
+      // BENCH_PUSH_NODE_OPTIONS: the server's NODE_OPTIONS (a profiler preloaded with --import).
+      ...(process.env.BENCH_PUSH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PUSH_NODE_OPTIONS } : {}),
     },
   })
   try {

@@ -197,6 +197,8 @@ export const deliverySection: Section = {
   title:
     'signal publish → delivery to 15,000 live streams on one instance, 30,000 on two, and to 15,000 push subscriptions',
   async run({ postgresUrl, log }) {
+    // BENCH_DELIVERY=push: only the web push part (its own scratch database, a few minutes less).
+    if (process.env.BENCH_DELIVERY === 'push') return measurePushDelivery({ postgresUrl, log })
     const single = envNumber('BENCH_STREAM_MEMBERS', 15_000)
     const pair = envNumber('BENCH_STREAM_PAIR_MEMBERS', single * 2)
     const figures: Figure[] = []
