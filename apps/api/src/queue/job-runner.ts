@@ -106,6 +106,12 @@ export interface JobContext {
   retryCount: number
   /** Whether pg-boss will try again if this attempt throws. */
   lastAttempt: boolean
+  /**
+   * For a job made of many effects (a batch: one per recipient), each under its own business key of
+   * this queue: which of `keys` are done, and recording some as done while the job runs, so that a try
+   * after a crash or a failure repeats none of them. The job's own key is recorded when it returns.
+   */
+  effects: { done(keys: string[]): Promise<Set<string>>; record(keys: string[]): Promise<void> }
 }
 
 export interface Jobs {
@@ -259,12 +265,23 @@ export async function startJobs(
       .execute()
     return new Set(rows.map((row) => row.key))
   }
-  const markDone = (queue: string, key: string) =>
-    db
+  const markDone = (queue: string, key: string) => markAllDone(queue, [key])
+  const markAllDone = async (queue: string, keys: string[]) => {
+    if (keys.length === 0) return
+    await db
       .insertInto('job_effects')
-      .values({ key: effectOf(queue, key), queue })
+      .values(keys.map((key) => ({ key: effectOf(queue, key), queue })))
       .onConflict((oc) => oc.column('key').doNothing())
       .execute()
+  }
+  /** A job's many effects (JobContext.effects), under keys of its queue. */
+  const effectsOf = (queue: string): JobContext['effects'] => ({
+    async done(keys) {
+      const found = await doneAmong(queue, keys)
+      return new Set(keys.filter((key) => found.has(effectOf(queue, key))))
+    },
+    record: (keys) => markAllDone(queue, keys),
+  })
 
   /**
    * A failed try: pg-boss records it and (tries left) schedules the next; for a queue with a retry
@@ -316,6 +333,7 @@ export async function startJobs(
 
     async work(queue, handler) {
       const policy = policies[queue]
+      const effects = effectsOf(queue)
       let workerId: string | undefined
 
       const runOne = async (job: PgBoss.JobWithMetadata<Envelope<never>>, done: Set<string>) => {
@@ -326,6 +344,7 @@ export async function startJobs(
           key,
           retryCount: job.retryCount,
           lastAttempt: job.retryCount >= job.retryLimit,
+          effects,
         })
         if (key) await markDone(queue, key)
       }
