@@ -13,8 +13,8 @@ import { clientAddress, cpuMs, envNumber, percentile, root, sleep, tempDir } fro
 /**
  * Publish → web push to 15,000 subscriptions (BENCH_PUSH_SUBSCRIPTIONS) through the emulator's push
  * service, on one instance: every member has access and notifications on in one browser; an admin
- * publishes a pick; the server fans it out to one keyed job per subscription and sends them, each
- * encrypted for its subscriber and VAPID-signed; the emulator's push service verifies each
+ * publishes a pick; the server fans it out to keyed batch jobs of 250 subscriptions and sends them,
+ * each push encrypted for its subscriber and VAPID-signed; the emulator's push service verifies each
  * signature and keeps each push. Measured: notifications/s from the publish to the last arrival,
  * beside a bare sender (the same push client, same concurrency, no database or queue) in the same run.
  */

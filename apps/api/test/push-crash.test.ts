@@ -1,5 +1,6 @@
 import type { PushPayload } from '@edgeclub/shared'
 import { describe, expect, it } from 'vitest'
+import { PUSH_SENDS_IN_FLIGHT } from '../src/modules/push/push-service'
 import { eventually } from './helpers/billing'
 import { accessTokenOf, crashHarness, jobsLeft } from './helpers/crash-harness'
 import { freePort, startServerProcess } from './helpers/server-process'
@@ -13,8 +14,8 @@ import { newSubscriber } from './helpers/web-push'
  */
 const onPostgres = process.env.TEST_DB === 'postgres'
 const SUBSCRIBERS = 1000
-/** push.send's concurrency (push-jobs.ts): the most sends a killed process can leave cut off. */
-const IN_FLIGHT = 64
+/** Sends in flight per instance (PUSH_SENDS_IN_FLIGHT): the most a killed process can leave cut off. */
+const IN_FLIGHT = PUSH_SENDS_IN_FLIGHT
 const ADMIN = { email: 'push-crash-admin@edgeclub.test', password: 'Crash$Admin2026-push' }
 
 describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications', () => {
@@ -107,10 +108,12 @@ describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications'
         const notified = new Set(emulator.push.messages().map((push) => push.subscriptionId))
         const missing = devices.filter((device) => !notified.has(device.id)).map((device) => device.endpoint)
         const { rows } = await db.query(
-          `select j.state, j.retry_count, j.output, e.key is not null as done
+          `select s.id, j.data->>'key' as batch, j.state, j.retry_count, j.output,
+             e.key is not null as delivered
            from push_subscriptions s
-           left join pgboss.job j on j.name = 'push.send' and j.data->'body'->>'subscriptionId' = s.id::text
-           left join job_effects e on e.key = 'push.send:' || (j.data->>'key')
+           left join pgboss.job j on j.name = 'push.send'
+             and j.data->'body'->'subscriptionIds' ? s.id::text
+           left join job_effects e on e.key = 'push.send:push:' || (j.data->'body'->>'seq') || ':' || s.id
            where s.endpoint = any($1::text[])`,
           [missing],
         )

@@ -259,6 +259,22 @@ describe('web push notifications', () => {
     expect(opened(device).type).toBe('publish')
   })
 
+  it('a push service refusing some of a pick’s batch (503) gets only those again; the others are not sent twice', async () => {
+    const devices = [await memberWithDevice(), await memberWithDevice(), await memberWithDevice()]
+    // The first two pushes of the batch are refused, the third accepted; the retry sends two.
+    emulator.push.fail(503, 2)
+    await publish()
+    await eventually(
+      async () => devices.map((device) => pushesTo(device).length),
+      (counts) => counts.every((count) => count === 1),
+      30_000,
+    )
+    await drained()
+    // Three accepted in all: none of them a repeat that replaced a delivered copy.
+    expect(emulator.push.counts()).toMatchObject({ accepted: 3, replaced: 0 })
+    for (const device of devices) expect(opened(device).type).toBe('publish')
+  })
+
   it('turning notifications off for a browser stops them; another member cannot turn off mine', async () => {
     const device = await memberWithDevice()
     const other = await register(t.app)

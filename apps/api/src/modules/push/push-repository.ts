@@ -10,6 +10,9 @@ const VAPID_LOCK = 7263023
 /** The NOTIFY channel that wakes every instance's push senders (jobs were queued). */
 export const PUSH_CHANNEL = 'push_sends'
 
+/** A subscription as a send reads it: with whether its member is disabled. */
+export type PushSendRow = PushSubscriptionRow & { disabled_at: Date | null }
+
 export interface NewPushSubscription {
   userId: string
   endpoint: string
@@ -118,7 +121,7 @@ export function createPushRepository(db: Kysely<DB>) {
     },
 
     /** Subscriptions with their members' state at send time. */
-    findForSend(ids: readonly string[]) {
+    findForSend(ids: readonly string[]): Promise<PushSendRow[]> {
       if (ids.length === 0) return Promise.resolve([])
       return db
         .selectFrom('push_subscriptions')

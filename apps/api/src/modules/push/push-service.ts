@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { PushClient } from '../../integrations/webpush/push-client'
 import { badRequest, notFound } from '../../lib/errors'
 import type { Jobs } from '../../queue/job-runner'
-import type { PushRepository } from './push-repository'
+import type { PushRepository, PushSendRow } from './push-repository'
 
 /** The browsers' own push services (https only): Chrome/Edge (FCM), Firefox, Safari, Windows. */
 const KNOWN_PUSH_HOSTS = [
@@ -49,32 +49,99 @@ function wants(preferences: { kinds: string[]; sports: string[] }, entry: Pushab
   return preferences.sports.some((sport) => sport.toLowerCase() === entry.signal.category.toLowerCase())
 }
 
+/** Subscriptions per `push.send` job: a pick to 15,000 devices is 60 jobs, not 15,000. */
+export const PUSH_BATCH = 250
+
 /**
- * Collects the ids asked about in the same turn of the event loop and reads them all at once: the
- * sends running together cost one question, and each answer is as of its send.
+ * Sends in flight at once in this process, over all batches: also the most a killed process can leave
+ * cut off (sent, not yet recorded), which go again under their topic and tag.
  */
-function batched<V>(
-  read: (ids: readonly string[]) => Promise<Map<string, V>>,
-): (id: string) => Promise<V | undefined> {
-  let pending: { ids: Set<string>; answer: Promise<Map<string, V>> } | null = null
-  return (id) => {
-    if (!pending) {
-      const ids = new Set<string>()
-      const answer = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        pending = null
-        return read([...ids])
-      })
-      pending = { ids, answer }
-    }
-    pending.ids.add(id)
-    return pending.answer.then((found) => found.get(id))
+export const PUSH_SENDS_IN_FLIGHT = 64
+
+/** Subscriptions and their members' access are read this many at a time, right before they are sent. */
+const READ_AHEAD = 64
+
+/** At most `size` holders at once; the others wait in order. */
+function limiter(size: number) {
+  let free = size
+  const waiting: (() => void)[] = []
+  return {
+    async acquire(): Promise<void> {
+      if (free > 0) {
+        free -= 1
+        return
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve))
+    },
+    release(): void {
+      const next = waiting.shift()
+      if (next) next()
+      else free += 1
+    },
   }
 }
 
 /**
+ * Records keys in groups (one statement for many deliveries): each `add` resolves once its key is
+ * written. A send keeps its slot until then, so deliveries not yet recorded never outnumber the slots.
+ */
+function groupRecorder(write: (keys: string[]) => Promise<void>, options: { max: number; waitMs: number }) {
+  let keys: string[] = []
+  let waiters: { resolve: () => void; reject: (error: unknown) => void }[] = []
+  let timer: NodeJS.Timeout | null = null
+  let writing = false
+  const flush = () => {
+    if (timer) clearTimeout(timer)
+    timer = null
+    if (writing || keys.length === 0) return
+    const batch = keys
+    const told = waiters
+    keys = []
+    waiters = []
+    writing = true
+    write(batch)
+      .then(
+        () => {
+          for (const waiter of told) waiter.resolve()
+        },
+        (error: unknown) => {
+          for (const waiter of told) waiter.reject(error)
+        },
+      )
+      .finally(() => {
+        writing = false
+        schedule()
+      })
+  }
+  const schedule = () => {
+    if (writing || keys.length === 0) return
+    if (keys.length >= options.max) flush()
+    else timer ??= setTimeout(flush, options.waitMs)
+  }
+  return (key: string) =>
+    new Promise<void>((resolve, reject) => {
+      keys.push(key)
+      waiters.push({ resolve, reject })
+      schedule()
+    })
+}
+
+/** What a batch's job gives its sends (JobContext): recorded effects, and whether it is the last try. */
+export interface PushBatchJob {
+  effects: { done(keys: string[]): Promise<Set<string>>; record(keys: string[]): Promise<void> }
+  lastAttempt: boolean
+  /** Sends start only this long after the batch did; the rest is left to the next try. */
+  budgetMs: number
+}
+
+export type PushOutcomeCount = Record<'sent' | 'skipped' | 'gone' | 'rejected' | 'retry', number>
+
+/**
  * Web push (decision 023): members' subscriptions and choices, and each ledger step's delivery. A
- * publication or result is fanned out to one keyed job per subscription (push-jobs.ts), so a crash or
- * a retry never queues a subscription twice; each send checks access and choices as they are then.
+ * publication or result is fanned out to keyed batch jobs of subscriptions (push-jobs.ts); each
+ * delivery is recorded under its own key, so a crash or a retry never notifies a subscription twice
+ * (beyond the sends in flight at a crash, replaced by topic and tag); each send checks access and
+ * choices as they are then.
  */
 export function createPushService(deps: {
   repo: PushRepository
@@ -91,11 +158,7 @@ export function createPushService(deps: {
   log: FastifyBaseLogger
 }) {
   const { repo } = deps
-  const accessOf = batched(deps.categoriesFor)
-  const subscriptionOf = batched(async (ids) => {
-    const rows = await repo.findForSend(ids)
-    return new Map(rows.map((row) => [row.id, row]))
-  })
+  const slots = limiter(PUSH_SENDS_IN_FLIGHT)
 
   function allowedEndpoint(endpoint: string): boolean {
     if (!URL.canParse(endpoint)) return false
@@ -208,7 +271,8 @@ export function createPushService(deps: {
 
     /**
      * One ledger step to every subscription that asked for it, of members whose plans grant the
-     * signal's category now: one keyed job each, queued together, and the senders woken.
+     * signal's category now: keyed batch jobs of PUSH_BATCH subscriptions, queued together, and the
+     * senders woken.
      */
     async fanOut(seq: number): Promise<number> {
       const loaded = await payloadOf(seq)
@@ -223,57 +287,139 @@ export function createPushService(deps: {
         const categories = granted.get(row.user_id)
         return categories !== undefined && categoryGranted(categories, entry.signal.category)
       })
+      const batches: { key: string; data: { seq: number; subscriptionIds: string[] } }[] = []
+      for (let start = 0; start < targets.length; start += PUSH_BATCH)
+        batches.push({
+          key: `push:${seq}:${batches.length}`,
+          data: { seq, subscriptionIds: targets.slice(start, start + PUSH_BATCH).map((row) => row.id) },
+        })
       await repo.transaction(async (trx) => {
-        await deps.jobs.enqueueMany(
-          'push.send',
-          targets.map((row) => ({ key: `push:${seq}:${row.id}`, data: { seq, subscriptionId: row.id } })),
-          { trx },
-        )
+        await deps.jobs.enqueueMany('push.send', batches, { trx })
         await repo.notifySenders(trx)
       })
       return targets.length
     },
 
     /**
-     * One notification to one subscription, if it is still there, its member still has access to the
-     * signal's category and still wants it. Gone at the push service (404/410): the subscription goes.
-     * A refusal that a retry would repeat is logged and dropped; anything else throws (retried).
+     * One ledger step to a batch of subscriptions, each one that is still there, whose member still
+     * has access to the signal's category and still wants it (read right before it is sent). Each
+     * delivery is recorded under `push:<seq>:<subscription>` before its slot is freed, and a
+     * subscription recorded is not sent to again. Gone at the push service (404/410): the subscription
+     * goes. A refusal that a retry would repeat is logged and dropped. What the push service asked to
+     * have again (429, 5xx, no answer) throws at the end, and the next try sends to those only.
      */
-    async send(seq: number, subscriptionId: string): Promise<'sent' | 'skipped' | 'gone' | 'rejected'> {
-      const [subscription, loaded] = await Promise.all([subscriptionOf(subscriptionId), payloadOf(seq)])
-      if (!subscription || !loaded || subscription.disabled_at) return 'skipped'
+    async sendBatch(seq: number, subscriptionIds: readonly string[], job: PushBatchJob) {
+      const count: PushOutcomeCount = { sent: 0, skipped: 0, gone: 0, rejected: 0, retry: 0 }
+      const loaded = await payloadOf(seq)
+      if (!loaded) {
+        count.skipped = subscriptionIds.length
+        return count
+      }
       const { entry, payload } = loaded
-      if (!wants(subscription, entry)) return 'skipped'
-      const categories = await accessOf(subscription.user_id)
-      if (categories === undefined || !categoryGranted(categories, entry.signal.category)) return 'skipped'
-      const outcome = await deps.client.send(
-        { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
-        JSON.stringify(payload),
-        {
-          // A repeat of this step (a retry after a crash) replaces the undelivered one at the push
-          // service (RFC 8030 topics) and the shown one on the device (the notification's tag).
-          topic: `seq${seq}`,
-          ttlSeconds: entry.type === 'publish' ? TTL_SECONDS.publish : TTL_SECONDS.result,
-          urgency: entry.type === 'publish' ? 'high' : 'normal',
-        },
-      )
-      if (outcome.status === 'sent') return 'sent'
-      if (outcome.status === 'gone') {
-        await repo.deleteGone(subscription.id, subscription.endpoint)
-        deps.log.info(
-          { subscriptionId: subscription.id, httpStatus: outcome.httpStatus },
-          'push subscription gone; removed',
-        )
-        return 'gone'
+      const keyOf = (id: string) => `push:${seq}:${id}`
+      const done = await job.effects.done(subscriptionIds.map(keyOf))
+      const todo = subscriptionIds.filter((id) => !done.has(keyOf(id)))
+      count.skipped = subscriptionIds.length - todo.length
+      const body = JSON.stringify(payload)
+      const options = {
+        // A repeat of this step (a retry after a crash) replaces the undelivered one at the push
+        // service (RFC 8030 topics) and the shown one on the device (the notification's tag).
+        topic: `seq${seq}`,
+        ttlSeconds: entry.type === 'publish' ? TTL_SECONDS.publish : TTL_SECONDS.result,
+        urgency: entry.type === 'publish' ? ('high' as const) : ('normal' as const),
       }
-      if (outcome.status === 'rejected') {
-        deps.log.warn(
-          { subscriptionId: subscription.id, httpStatus: outcome.httpStatus, reason: outcome.reason },
-          'push service refused a notification; not retried',
-        )
-        return 'rejected'
+
+      // Subscriptions and access as they are at send time: read READ_AHEAD at a time, the next group
+      // while this one is sent.
+      type Target = { subscription: PushSendRow; categories: 'all' | string[] | undefined }
+      const groups = new Map<number, Promise<Map<string, Target>>>()
+      const readGroup = (group: number) => {
+        let found = groups.get(group)
+        if (!found && group * READ_AHEAD < todo.length) {
+          const ids = todo.slice(group * READ_AHEAD, (group + 1) * READ_AHEAD)
+          found = repo.findForSend(ids).then(async (rows) => {
+            const access = await deps.categoriesFor([...new Set(rows.map((row) => row.user_id))])
+            return new Map(
+              rows.map((row) => [row.id, { subscription: row, categories: access.get(row.user_id) }]),
+            )
+          })
+          // A failed read fails the sends that wait on it (retried), not the process.
+          found.catch(() => {})
+          groups.set(group, found)
+          groups.delete(group - 2)
+        }
+        return found
       }
-      throw new Error(outcome.reason)
+      const targetOf = async (index: number) => {
+        const group = Math.floor(index / READ_AHEAD)
+        const found = readGroup(group)
+        readGroup(group + 1)
+        return (await found)?.get(todo[index]!)
+      }
+
+      const record = groupRecorder((keys) => job.effects.record(keys), { max: 32, waitMs: 5 })
+      const retries: string[] = []
+      const deadline = Date.now() + job.budgetMs
+      let next = 0
+      const sendOne = async (index: number) => {
+        const target = await targetOf(index)
+        if (!target) return 'skipped' as const
+        const { subscription, categories } = target
+        if (subscription.disabled_at || !wants(subscription, entry)) return 'skipped' as const
+        if (categories === undefined || !categoryGranted(categories, entry.signal.category))
+          return 'skipped' as const
+        const outcome = await deps.client.send(
+          { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
+          body,
+          options,
+        )
+        if (outcome.status === 'sent') {
+          await record(keyOf(subscription.id))
+          return 'sent' as const
+        }
+        if (outcome.status === 'gone') {
+          await repo.deleteGone(subscription.id, subscription.endpoint)
+          deps.log.info(
+            { subscriptionId: subscription.id, httpStatus: outcome.httpStatus },
+            'push subscription gone; removed',
+          )
+          return 'gone' as const
+        }
+        if (outcome.status === 'rejected') {
+          deps.log.warn(
+            { subscriptionId: subscription.id, httpStatus: outcome.httpStatus, reason: outcome.reason },
+            'push service refused a notification; not retried',
+          )
+          await record(keyOf(subscription.id))
+          return 'rejected' as const
+        }
+        retries.push(outcome.reason)
+        return 'retry' as const
+      }
+      const lane = async () => {
+        while (next < todo.length && Date.now() < deadline) {
+          const index = next++
+          await slots.acquire()
+          try {
+            count[await sendOne(index)] += 1
+          } catch (error) {
+            // The database (a read, the record): the next try looks again, and sends again if need be.
+            count.retry += 1
+            retries.push(error instanceof Error ? error.message : String(error))
+          } finally {
+            slots.release()
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(PUSH_SENDS_IN_FLIGHT, todo.length) }, lane))
+      const unstarted = todo.length - next
+      if (count.retry > 0 || unstarted > 0)
+        throw new Error(
+          `${count.retry + unstarted} of ${subscriptionIds.length} notifications of seq ${seq} left for the next try` +
+            (retries[0] ? ` (${count.retry} refused or failed, e.g. ${retries[0]})` : ' (out of time)') +
+            (job.lastAttempt ? '; it was the last' : ''),
+        )
+      return count
     },
   }
 }
