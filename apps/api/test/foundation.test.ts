@@ -175,4 +175,21 @@ describe('per-IP rate limiting', () => {
     })
     expect(otherIp.statusCode).toBe(200)
   })
+
+  it('the shared public record is never limited; a record computed per request (since a date) spends the address budget', async () => {
+    const record = (query: string) =>
+      t.app.inject({ method: 'GET', url: `/discord/api/record${query}`, remoteAddress: '10.0.0.9' })
+    for (let i = 0; i < 6; i++) expect((await record('')).statusCode).toBe(200)
+    const since = `?since=${encodeURIComponent('2026-01-01T00:00:00.000Z')}`
+    const statuses: number[] = []
+    for (let i = 0; i < 3; i++) statuses.push((await record(since)).statusCode)
+    // The budget is the address's one API budget: the per-request record took what was left of it.
+    const other = await t.app.inject({ method: 'GET', url: '/discord/api/config', remoteAddress: '10.0.0.9' })
+    expect(statuses).toEqual([200, 200, 200])
+    expect(other.statusCode).toBe(429)
+    const limited = await record(since)
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json()).toMatchObject({ success: false, error: 'RATE_LIMITED' })
+    expect((await record('')).statusCode).toBe(200)
+  })
 })

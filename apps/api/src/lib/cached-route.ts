@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { type CachedJson, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
 import { envelope } from './envelope'
@@ -76,16 +76,19 @@ export function cachedJsonRoute<Data extends z.ZodType>(
     return loading
   }
 
+  // The shared copy costs less than limiting it; answers made per request keep the per-address API
+  // budget (the global limit's own store). Only those pay for the limiter: a route-level limit would
+  // run its hook, key and store lookup for every request of the shared copy too.
+  const perRequest = route.perRequest
+  const limit = perRequest ? app.rateLimit() : undefined
   app.get(
     route.url,
     {
       ...HOT_ROUTE,
-      ...(route.perRequest
+      ...(perRequest && limit
         ? {
-            // The shared copy costs less than limiting it; answers made per request keep the budget.
-            config: {
-              ...HOT_ROUTE.config,
-              rateLimit: { allowList: (request: FastifyRequest) => !route.perRequest?.applies(request) },
+            onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+              if (perRequest.applies(request)) await limit.call(app, request, reply)
             },
           }
         : {}),
