@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  RouteOptions,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import type { AuditLog } from '../audit/audit-log'
 import { type AuditScope, auditScopes } from '../audit/audit-scope'
@@ -33,12 +39,15 @@ export const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Recor
  * security line. A success is written inside the first transaction the action commits, so the action
  * and its record commit together (db/transaction.ts); an action that commits no transaction of its own
  * (a Discord call) is recorded once it answered. A failure is recorded on its own: nothing of it committed.
+ *
+ * The hooks are the audited routes' own (added as each is declared, ahead of its other hooks), so the
+ * many requests of routes that audit nothing never run them.
  */
 export default fp(
   async (app: FastifyInstance, options: { log: AuditLog }) => {
     const held = new WeakMap<FastifyRequest, { scope: AuditScope; hook: CommitHook }>()
 
-    app.addHook('preHandler', (request, _reply, done) => {
+    const begin = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const spec = request.routeOptions.config.audit
       if (!spec) return done()
       const params = request.params as { id?: unknown }
@@ -62,14 +71,14 @@ export default fp(
         onNextCommit(hook)
         auditScopes.run(scope, done)
       })
-    })
+    }
 
-    app.addHook('onError', async (request, _reply, error) => {
+    const failed = async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
       const audited = held.get(request)
       if (audited) audited.scope.error = error
-    })
+    }
 
-    app.addHook('onSend', async (request, reply, payload) => {
+    const finish = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const audited = held.get(request)
       if (!audited) return payload
       held.delete(request)
@@ -91,7 +100,20 @@ export default fp(
         outcome,
       })
       return payload
+    }
+
+    app.addHook('onRoute', (route) => {
+      if (!route.config?.audit) return
+      prepend(route, 'preHandler', begin)
+      prepend(route, 'onError', failed)
+      prepend(route, 'onSend', finish)
     })
   },
   { name: 'audit', dependencies: ['auth'] },
 )
+
+/** A route's hook run before the ones it declares itself. */
+function prepend(route: RouteOptions, name: 'preHandler' | 'onError' | 'onSend', hook: unknown): void {
+  const own = route[name] as unknown
+  ;(route as unknown as Record<string, unknown[]>)[name] = [hook, ...(own === undefined ? [] : [own].flat())]
+}
