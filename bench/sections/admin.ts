@@ -93,10 +93,13 @@ function adminQueries(memberIds: string[]): AdminQuery[] {
   ]
 }
 
+/** 1000000 → "1M", 100000 → "100k": the dataset's size as BENCH_MEMBERS and BENCH_PAYMENTS set it. */
+const short = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n))
+
 export const adminSection: Section = {
   name: 'admin',
   aliases: ['lists'],
-  title: 'admin lists, searches, sorts and analytics, 1M members / 10M payments',
+  title: `admin lists, searches, sorts and analytics, ${short(envNumber('BENCH_MEMBERS', 1_000_000))} members / ${short(envNumber('BENCH_PAYMENTS', 10_000_000))} payments`,
   async run({ dataset, log }) {
     const data = await dataset()
     const runs = envNumber('BENCH_ADMIN_RUNS', 20)
