@@ -1,3 +1,5 @@
+// The limiter's decorator (app.rateLimit), registered by plugins/security.ts.
+import type {} from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { type CachedJson, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
