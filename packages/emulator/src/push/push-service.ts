@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { type Router, sendJson, sendText } from '../http'
-import { checkVapid, decryptAes128gcm, newSubscriberKeys, type SubscriberKeys } from './web-push-crypto'
+import {
+  checkVapid,
+  decryptAes128gcm,
+  newSubscriberKeys,
+  type SubscriberKeys,
+  type VapidCheck,
+} from './web-push-crypto'
 
 /**
  * A Web Push service (RFC 8030) standing in for the browsers' own (FCM, Mozilla's, Apple's) offline.
@@ -112,6 +118,25 @@ export function mountPushService(router: Router, origin: () => string): PushServ
     },
   }
 
+  // A sender signs one VAPID JWT and sends it with thousands of pushes: its signature is verified once
+  // (a push service does the same), and the time-bound checks still run on every push.
+  const verified = new Map<string, { publicKey: string; subject: string; expiresAt: number }>()
+  const vapidOf = (header: string | undefined, nowSeconds: number): VapidCheck => {
+    const known = header === undefined ? undefined : verified.get(header)
+    if (known) {
+      if (known.expiresAt <= nowSeconds) return { ok: false, reason: 'JWT expired' }
+      if (known.expiresAt > nowSeconds + 24 * 3600)
+        return { ok: false, reason: 'JWT exp more than 24 hours ahead' }
+      return { ok: true, ...known }
+    }
+    const check = checkVapid(header, origin(), nowSeconds)
+    if (check.ok && header !== undefined) {
+      if (verified.size >= 100) verified.delete(verified.keys().next().value as string)
+      verified.set(header, { publicKey: check.publicKey, subject: check.subject, expiresAt: check.expiresAt })
+    }
+    return check
+  }
+
   const refuse = (res: Parameters<typeof sendJson>[0], status: number, reason: string) => {
     counts.rejected += 1
     sendJson(res, status, { code: status, error: reason })
@@ -131,7 +156,7 @@ export function mountPushService(router: Router, origin: () => string): PushServ
         fault.retryAfter ? { 'retry-after': String(fault.retryAfter) } : {},
       )
     if (record.gone) return refuse(res, 410, 'subscription expired or unsubscribed')
-    const vapid = checkVapid(req.headers.authorization, origin(), Math.floor(Date.now() / 1000))
+    const vapid = vapidOf(req.headers.authorization, Math.floor(Date.now() / 1000))
     if (!vapid.ok) return refuse(res, 403, vapid.reason)
     if (record.applicationServerKey && vapid.publicKey !== record.applicationServerKey)
       return refuse(res, 403, 'signed with a key other than the subscription was made for')
