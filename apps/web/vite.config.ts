@@ -33,8 +33,9 @@ export default defineConfig({
             {
               name: 'common',
               test: (id) =>
-                /apps[\\/]web[\\/]app[\\/](lib|components)[\\/]|packages[\\/]shared[\\/]/.test(id) &&
-                !/stripe|card-field|card-payment/.test(id),
+                /apps[\\/]web[\\/]app[\\/](lib[\\/]|components[\\/]|routes[\\/]dashboard-tabs|features[\\/]dashboard[\\/]tabs|features[\\/]auth[\\/]auth-api)|packages[\\/]shared[\\/]/.test(
+                  id,
+                ) && !/stripe|card-field|card-payment/.test(id),
               minShareCount: 2,
             },
           ],

@@ -1,3 +1,4 @@
+import { paths } from '@edgeclub/shared'
 import { type ReactNode, useContext } from 'react'
 import {
   UNSAFE_FrameworkContext as FrameworkContext,
@@ -12,7 +13,9 @@ import {
 } from 'react-router'
 import favicon from '../public/favicon.svg?raw'
 import { IslandsPageProvider, isIslandsHandle } from './lib/island'
+import { preloadRoute } from './lib/preload-route'
 import { session } from './lib/session-store'
+import { openDashboard } from './routes/dashboard-tabs'
 import './app.css'
 
 /** In the page itself: one request fewer on every first visit. */
@@ -40,11 +43,13 @@ function useIslandsPrerender(): boolean {
 // On start, restore a stored user and token (in the browser only; never at build time).
 if (typeof window !== 'undefined') session.restore()
 
-// A page opened at the dashboard starts fetching the dashboard's code with all its imports at once
-// (Vite preloads a dynamic import's dependencies together) instead of after the router has started,
-// and then one import level at a time as each module names the next.
-if (typeof window !== 'undefined' && window.location.pathname === '/dashboard')
-  void import('./routes/dashboard')
+// A page opened at the dashboard asks for its route's code with every import at once (the router
+// would ask once it has started, then one import level at a time), and for its first tab's code and
+// data (routes/dashboard-tabs.tsx).
+if (typeof window !== 'undefined' && window.location.pathname === paths.dashboard) {
+  preloadRoute('routes/dashboard')
+  openDashboard(window.location.search)
+}
 
 export function Layout({ children }: { children: ReactNode }) {
   const islands = useIslandsPrerender()

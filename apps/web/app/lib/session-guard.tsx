@@ -2,7 +2,7 @@ import { PublicUserSchema, paths } from '@edgeclub/shared'
 import { type ReactNode, useEffect, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { apiRequest } from './api-client'
-import { session } from './session-store'
+import { isAuthenticated, session } from './session-store'
 import { useSession } from './use-session'
 
 /**
@@ -14,6 +14,17 @@ async function verifySession(): Promise<boolean> {
   const result = await apiRequest('/auth/profile', { schema: PublicUserSchema })
   if (result.success && result.data) session.setUser(result.data)
   return result.success || result.code !== 'UNAUTHORIZED'
+}
+
+let early: Promise<boolean> | undefined
+
+/**
+ * Starts the check before the area's code has loaded, for a page opened at a signed-in area: the
+ * guard then waits on this answer instead of asking once it has rendered. A page without a stored
+ * session asks nothing (the guard sends it to the sign-in page).
+ */
+export function startSessionCheck(): void {
+  if (isAuthenticated(session.getState())) early ??= verifySession()
 }
 
 /**
@@ -33,7 +44,9 @@ export function SessionGuard({ children }: { children: ReactNode }) {
     }
     if (verified) return
     let cancelled = false
-    verifySession().then((accepted) => {
+    const check = early ?? verifySession()
+    early = undefined
+    check.then((accepted) => {
       // A refused session was cleared by the API client; the check above then redirects.
       if (!cancelled && accepted) setVerified(true)
     })

@@ -1,6 +1,6 @@
 import { paths, serviceWorker } from '@edgeclub/shared'
 import { QueryClientProvider } from '@tanstack/react-query'
-import { type ComponentType, lazy, Suspense, useEffect, useState } from 'react'
+import { Suspense, useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { OfflineBanner } from '../components/offline-banner'
 import { MenuIcon } from '../components/ui/icons'
@@ -13,6 +13,7 @@ import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
 import { registerDashboardWorker } from '../lib/service-worker'
 import { SessionGuard } from '../lib/session-guard'
+import { tabs, visitStart } from './dashboard-tabs'
 
 export function meta() {
   return [
@@ -48,9 +49,14 @@ function DashboardFrame() {
   const sidebar = useSidebar()
   const [signingOut, setSigningOut] = useState(false)
 
-  // Coming back from the payment page (or anywhere else): what we cached may be out of date.
+  // Coming back from the payment page (or anywhere else): what we cached may be out of date. What
+  // this visit asked for as the page opened (routes/dashboard-tabs.tsx) is not asked for again.
   useEffect(() => {
-    void queryClient.invalidateQueries()
+    const since = visitStart()
+    void queryClient.invalidateQueries(
+      { predicate: (query) => query.state.dataUpdatedAt < since },
+      { cancelRefetch: false },
+    )
   }, [])
 
   // The app shell for instant repeat visits, and notifications: the dashboard's service worker.
@@ -103,76 +109,6 @@ function DashboardFrame() {
     </div>
   )
 }
-
-/**
- * Each tab is its own chunk, loaded when it opens: a member on a phone downloads and parses the tab
- * they look at, not the nine others (the tip form's card fields, the admin-grade settings, ...).
- */
-const loaders: Record<DashboardTab, () => Promise<ComponentType>> = {
-  overview: () => import('../features/dashboard/overview-tab').then((m) => m.OverviewTab),
-  signals: () => import('../features/signals/signals-tab').then((m) => m.SignalsTab),
-  subscription: () => import('../features/subscriptions/subscription-tab').then((m) => m.SubscriptionTab),
-  payments: () => import('../features/payments/history-tab').then((m) => m.PaymentHistoryTab),
-  tip: () => import('../features/tips/tip-tab').then((m) => m.TipTab),
-  community: () => import('../features/community/community-tab').then((m) => m.CommunityTab),
-  settings: async () => {
-    const [{ SettingsTab }, { NotificationsPanel }, { DiscordSettingsPanel }, { TelegramSettingsPanel }] =
-      await Promise.all([
-        import('../features/settings/settings-tab'),
-        import('../features/settings/notifications-panel'),
-        import('../features/community/discord-connection'),
-        import('../features/community/telegram-card'),
-      ])
-    return () => (
-      <SettingsTab
-        panels={
-          <>
-            <NotificationsPanel />
-            <DiscordSettingsPanel />
-            <TelegramSettingsPanel />
-          </>
-        }
-      />
-    )
-  },
-}
-
-const loading = new Map<DashboardTab, Promise<ComponentType>>()
-const loaded = new Map<DashboardTab, ComponentType>()
-
-/** Starts loading a tab's chunk (once; a failed load is tried again next time). */
-function loadTab(tab: DashboardTab): Promise<ComponentType> {
-  let promise = loading.get(tab)
-  if (!promise) {
-    promise = loaders[tab]().then((component) => {
-      loaded.set(tab, component)
-      return component
-    })
-    promise.catch(() => loading.delete(tab))
-    loading.set(tab, promise)
-  }
-  return promise
-}
-
-/**
- * A tab whose chunk is already here renders at once instead of suspending: React.lazy reads a
- * thenable that calls back synchronously without waiting, and React shows the fallback and holds the
- * content back for its minimum fallback time (300 ms) only when it has to wait.
- */
-const tabs = {} as Record<DashboardTab, ComponentType>
-for (const tab of Object.keys(loaders) as DashboardTab[])
-  tabs[tab] = lazy(() => {
-    const component = loaded.get(tab)
-    if (!component) return loadTab(tab).then((loadedTab) => ({ default: loadedTab }))
-    const ready = { default: component }
-    // biome-ignore lint/suspicious/noThenProperty: React.lazy takes a thenable; this one answers at once, so the tab renders without suspending
-    return { then: (resolve: (value: typeof ready) => void) => resolve(ready) } as Promise<typeof ready>
-  })
-
-// The tab in the address starts loading as soon as this module does, while the session is checked
-// ('Verifying authentication...'), not after: on a phone that was one more round trip before the tab.
-if (typeof window !== 'undefined' && window.location.pathname === paths.dashboard)
-  void loadTab(tabFrom(new URLSearchParams(window.location.search).get('tab')))
 
 /** The open tab; the address keeps it (?tab=settings). */
 function TabPanel({ tab }: { tab: DashboardTab }) {

@@ -1,0 +1,109 @@
+import { type ComponentType, lazy } from 'react'
+import { type DashboardTab, tabFrom } from '../features/dashboard/tabs'
+import { activePlansQuery } from '../lib/member-plans-api'
+import { paymentHistoryQuery } from '../lib/payment-history-api'
+import { queryClient } from '../lib/query-client'
+import { startSessionCheck } from '../lib/session-guard'
+import { isAuthenticated, session } from '../lib/session-store'
+import { subscriptionStatusQuery } from '../lib/subscription-status-api'
+
+/**
+ * Each tab is its own chunk, loaded when it opens: a member on a phone downloads and parses the tab
+ * they look at, not the nine others (the tip form's card fields, the admin-grade settings, ...).
+ */
+const loaders: Record<DashboardTab, () => Promise<ComponentType>> = {
+  overview: () => import('../features/dashboard/overview-tab').then((m) => m.OverviewTab),
+  signals: () => import('../features/signals/signals-tab').then((m) => m.SignalsTab),
+  subscription: () => import('../features/subscriptions/subscription-tab').then((m) => m.SubscriptionTab),
+  payments: () => import('../features/payments/history-tab').then((m) => m.PaymentHistoryTab),
+  tip: () => import('../features/tips/tip-tab').then((m) => m.TipTab),
+  community: () => import('../features/community/community-tab').then((m) => m.CommunityTab),
+  settings: async () => {
+    const [{ SettingsTab }, { NotificationsPanel }, { DiscordSettingsPanel }, { TelegramSettingsPanel }] =
+      await Promise.all([
+        import('../features/settings/settings-tab'),
+        import('../features/settings/notifications-panel'),
+        import('../features/community/discord-connection'),
+        import('../features/community/telegram-card'),
+      ])
+    return () => (
+      <SettingsTab
+        panels={
+          <>
+            <NotificationsPanel />
+            <DiscordSettingsPanel />
+            <TelegramSettingsPanel />
+          </>
+        }
+      />
+    )
+  },
+}
+
+const loading = new Map<DashboardTab, Promise<ComponentType>>()
+const loaded = new Map<DashboardTab, ComponentType>()
+
+/** Starts loading a tab's chunk (once; a failed load is tried again next time). */
+export function loadTab(tab: DashboardTab): Promise<ComponentType> {
+  let promise = loading.get(tab)
+  if (!promise) {
+    promise = loaders[tab]().then((component) => {
+      loaded.set(tab, component)
+      return component
+    })
+    promise.catch(() => loading.delete(tab))
+    loading.set(tab, promise)
+  }
+  return promise
+}
+
+/**
+ * A tab whose chunk is already here renders at once instead of suspending: React.lazy reads a
+ * thenable that calls back synchronously without waiting, and React shows the fallback and holds the
+ * content back for its minimum fallback time (300 ms) only when it has to wait.
+ */
+export const tabs = {} as Record<DashboardTab, ComponentType>
+for (const tab of Object.keys(loaders) as DashboardTab[])
+  tabs[tab] = lazy(() => {
+    const component = loaded.get(tab)
+    if (!component) return loadTab(tab).then((loadedTab) => ({ default: loadedTab }))
+    const ready = { default: component }
+    // biome-ignore lint/suspicious/noThenProperty: React.lazy takes a thenable; this one answers at once, so the tab renders without suspending
+    return { then: (resolve: (value: typeof ready) => void) => resolve(ready) } as Promise<typeof ready>
+  })
+
+/** What a tab shows first, beside the member's status (the sidebar's badge, most tabs' content). */
+const firstData: Partial<Record<DashboardTab, () => Promise<unknown>>> = {
+  subscription: () => queryClient.prefetchQuery(activePlansQuery),
+  payments: () => queryClient.prefetchQuery(paymentHistoryQuery),
+  overview: () => queryClient.prefetchQuery(paymentHistoryQuery),
+}
+
+/** When this visit to the dashboard began: what was fetched before it is refetched (dashboard.tsx). */
+let openedAt: number | undefined
+
+/**
+ * A page opened at the dashboard (root.tsx) asks for everything its first tab needs at once: the
+ * open tab's code (Vite preloads a dynamic import's dependencies together), the session check, the
+ * member's status and the tab's first data. Waiting for each in turn (the router, then the session
+ * check, then the tab's code, then its queries as it renders) cost a phone four round trips.
+ */
+export function openDashboard(search: string): void {
+  const tab = tabFrom(new URLSearchParams(search).get('tab'))
+  void loadTab(tab)
+  if (!isAuthenticated(session.getState())) return
+  openedAt = Date.now()
+  startSessionCheck()
+  void queryClient.prefetchQuery(subscriptionStatusQuery)
+  void firstData[tab]?.()
+}
+
+/**
+ * The moment from which cached data counts as this visit's: the opening, for a page opened at the
+ * dashboard (its data was asked for then), else now (back from the payment page, say).
+ */
+export function visitStart(): number {
+  const since = openedAt ?? Date.now()
+  openedAt = undefined
+  return since
+}
