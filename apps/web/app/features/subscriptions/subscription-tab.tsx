@@ -351,39 +351,42 @@ export function SubscriptionTab() {
         </p>
       ) : null}
 
-      <section aria-labelledby="plans-heading">
-        <h2 id="plans-heading" className="mb-4 text-lg font-semibold text-white">
-          {status.data?.hasAccess ? 'Plans' : 'Choose a plan'}
-        </h2>
-        {plans.isPending ? <p className="text-slate-300">{messages.pricing.loading}</p> : null}
-        {plans.isError ? <Alert tone="error">{messages.pricing.failed}</Alert> : null}
-        {plans.data ? (
-          <PlanGrid
-            plans={sortPlansBySlug(plans.data)}
-            onChoose={(plan) => {
-              if (planAction(plan, status.data) === 'change') setPanel({ change: plan.id })
-              else void subscribe(plan)
-            }}
-            labelFor={(plan) =>
-              processing === plan.id
-                ? 'Processing...'
-                : planAction(plan, status.data) === 'change'
-                  ? changeLabel(plan)
+      {/* Once the membership above is known: shown before, the plans moved down as it arrived. */}
+      {status.isPending ? null : (
+        <section aria-labelledby="plans-heading">
+          <h2 id="plans-heading" className="mb-4 text-lg font-semibold text-white">
+            {status.data?.hasAccess ? 'Plans' : 'Choose a plan'}
+          </h2>
+          {plans.isPending ? <p className="text-slate-300">{messages.pricing.loading}</p> : null}
+          {plans.isError ? <Alert tone="error">{messages.pricing.failed}</Alert> : null}
+          {plans.data ? (
+            <PlanGrid
+              plans={sortPlansBySlug(plans.data)}
+              onChoose={(plan) => {
+                if (planAction(plan, status.data) === 'change') setPanel({ change: plan.id })
+                else void subscribe(plan)
+              }}
+              labelFor={(plan) =>
+                processing === plan.id
+                  ? 'Processing...'
+                  : planAction(plan, status.data) === 'change'
+                    ? changeLabel(plan)
+                    : undefined
+              }
+              isDisabled={() => processing !== null}
+              noteFor={(plan) => planNote(planAction(plan, status.data))}
+              secondaryFor={
+                cryptoEnabled
+                  ? (plan) =>
+                      ['subscribe', 'extend'].includes(planAction(plan, status.data))
+                        ? { label: cryptoMessages.payWithCrypto, onClick: () => void payWithCrypto(plan) }
+                        : undefined
                   : undefined
-            }
-            isDisabled={() => processing !== null}
-            noteFor={(plan) => planNote(planAction(plan, status.data))}
-            secondaryFor={
-              cryptoEnabled
-                ? (plan) =>
-                    ['subscribe', 'extend'].includes(planAction(plan, status.data))
-                      ? { label: cryptoMessages.payWithCrypto, onClick: () => void payWithCrypto(plan) }
-                      : undefined
-                : undefined
-            }
-          />
-        ) : null}
-      </section>
+              }
+            />
+          ) : null}
+        </section>
+      )}
     </div>
   )
 }
