@@ -92,6 +92,36 @@ describe('the admin API', () => {
     }
   })
 
+  it('ADMIN-02 a broad member search counts to 1000 and says "at least"; a page past it counts that far; a narrow one is exact', async () => {
+    // 1,005 members whose names hold "quokka" (inserted directly: registering them one by one is slow).
+    await t.database.db
+      .insertInto('users')
+      .values(
+        Array.from({ length: 1005 }, (_, n) => ({
+          email: `quokka${n}@example.com`,
+          email_normalized: `quokka${n}@example.com`,
+          password_hash: 'not-a-hash',
+          first_name: 'Quokka',
+          last_name: `Fan${n}`,
+          discord_username: `quokka_${n}`,
+        })),
+      )
+      .execute()
+    const list = async (query: string) =>
+      (await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/users?${query}` })).json().data
+    const broad = await list('search=quokka')
+    expect(broad.pagination).toEqual({ page: 1, limit: 20, total: 1000, pages: 50, atLeast: true })
+    expect(broad.items).toHaveLength(20)
+    // Page 51 of 20 (rows 1,001–1,020) counts up to its own end: 1,005 exactly, and its 5 rows.
+    const deep = await list('search=quokka&page=51')
+    expect(deep.pagination).toEqual({ page: 51, limit: 20, total: 1005, pages: 51 })
+    expect(deep.items).toHaveLength(5)
+    const narrow = await list('search=quokka100')
+    // quokka100 and quokka1000 … quokka1004: six members, counted exactly.
+    expect(narrow.pagination).toEqual({ page: 1, limit: 20, total: 6, pages: 1 })
+    await t.database.db.deleteFrom('users').where('email', 'like', 'quokka%@example.com').execute()
+  })
+
   it('grants complimentary access, audited, and the member sees it', async () => {
     const response = await as(t.app, admin.accessToken, {
       method: 'POST',

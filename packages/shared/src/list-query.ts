@@ -13,5 +13,10 @@ export const PaginationSchema = z.object({
   limit: z.number().int(),
   total: z.number().int(),
   pages: z.number().int(),
+  /**
+   * Present (true) when a broad text search was counted only this far: there are at least `total`
+   * matches, and at least `pages` pages ("1,000+").
+   */
+  atLeast: z.literal(true).optional(),
 })
 export type Pagination = z.infer<typeof PaginationSchema>

@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely'
-import { totalOf } from '../lib/pagination'
+import { type Total, totalOf } from '../lib/pagination'
 import type { DB } from './types'
 
 /** What `orderBy` needs of a query whatever its tables (the columns are checked by their sort tables). */
@@ -55,7 +55,7 @@ export function deferredPage<T extends PagedTable>(
     from,
     inOrder,
     /** The page's rows and the list's total (counted by `count` only when the page cannot tell it). */
-    async result<Row>(rows: Row[], count: () => Promise<number>) {
+    async result<Row, C extends Total = number>(rows: Row[], count: () => Promise<C>) {
       return { rows, total: await totalOf(request.page, request.limit, rows.length, count) }
     },
   }

@@ -3,7 +3,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import { deferredPage } from '../../db/paged-query'
 import { createRollups, termMatch, utcDay } from '../../db/rollups'
 import type { DB } from '../../db/types'
-import { countRows } from '../../lib/pagination'
+import { countCapFor, countRows, countUpTo, type Total } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
 /**
@@ -52,7 +52,7 @@ export function createAdminRepository(db: Kysely<DB>) {
       let matching = db.selectFrom('users')
       if (query.role) matching = matching.where('users.role', '=', query.role)
       const roleOnly = matching
-      let countMatching: (() => Promise<number>) | undefined
+      let countMatching: (() => Promise<Total>) | undefined
       if (query.search) {
         const term = query.search.toLowerCase()
         const contains = `%${term}%`
@@ -61,10 +61,12 @@ export function createAdminRepository(db: Kysely<DB>) {
         // The plans the term names are looked up first, so the planner sees which (and how many).
         const { planIds } = await termMatch(db, term, { statuses: [] })
         // Counted per way of matching, so each uses its own index: the members holding a named plan
-        // (distinct, from the plan's index alone), then those found by text who hold none of them.
+        // (distinct, from the plan's index alone), then those found by text who hold none of them,
+        // counted no further than the cap (a few letters match tens of thousands of members).
+        const cap = countCapFor(query.page, query.limit)
         countMatching = async () => {
           const count = countRows<'users'>
-          if (planIds.length === 0) return count(roleOnly.where(inText))
+          if (planIds.length === 0) return countUpTo(db, roleOnly.where(inText), cap)
           const holders = db
             .selectFrom('subscriptions')
             .select('subscriptions.user_id')
@@ -82,7 +84,8 @@ export function createAdminRepository(db: Kysely<DB>) {
           const [byPlan, byTextOnly] = await Promise.all([
             query.role ? count(roleOnly.where('users.id', 'in', holders)) : distinctHolders(),
             // The few found by text: each checked for a named plan through its own subscriptions.
-            count(
+            countUpTo(
+              db,
               roleOnly
                 .where(inText)
                 .where(({ not, exists, selectFrom }) =>
@@ -95,9 +98,12 @@ export function createAdminRepository(db: Kysely<DB>) {
                     ),
                   ),
                 ),
+              cap,
             ),
           ])
-          return byPlan + byTextOnly
+          return typeof byTextOnly === 'number'
+            ? byPlan + byTextOnly
+            : { atLeast: byPlan + byTextOnly.atLeast }
         }
         matching =
           planIds.length === 0

@@ -4,6 +4,7 @@ import { Button } from '../../components/ui/button'
 import { failureText, smallInput } from '../../components/ui/console'
 import { Alert, inputClasses } from '../../components/ui/field'
 import { downloadCsv, type ListQuery, type ListSchema, useAdminList } from './admin-api'
+import { pageSummary } from './page-summary'
 
 export interface Column<T> {
   header: string
@@ -125,9 +126,7 @@ export function DataTable<T extends { id: string }>({
 
   const pagination = list.data?.pagination
   const items = list.data?.items ?? []
-  const first = pagination && pagination.total > 0 ? (pagination.page - 1) * pagination.limit + 1 : 0
-  const last = pagination ? Math.min(pagination.total, first + items.length - 1) : 0
-  const lastPage = Math.max(1, pagination?.pages ?? 1)
+  const summary = pageSummary(pagination, items.length)
   const emptyText = query.search ? `Nothing matches "${query.search}".` : 'Nothing here yet.'
 
   return (
@@ -319,13 +318,7 @@ export function DataTable<T extends { id: string }>({
         aria-label={`${title} pages`}
         className="flex flex-wrap items-center justify-between gap-3 p-4 text-sm text-slate-300 sm:px-6"
       >
-        <p aria-live="polite">
-          {pagination
-            ? pagination.total === 0
-              ? '0 results'
-              : `Showing ${first}–${last} of ${pagination.total} · page ${pagination.page} of ${lastPage}`
-            : ''}
-        </p>
+        <p aria-live="polite">{summary.text}</p>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
           <div className="flex items-center gap-2">
             <label htmlFor={`${ids}-limit`}>Rows per page</label>
@@ -356,7 +349,7 @@ export function DataTable<T extends { id: string }>({
             <Button
               variant="secondary"
               className="px-3 py-1.5"
-              disabled={!pagination || query.page >= lastPage}
+              disabled={!summary.hasNext}
               onClick={() => update({ page: query.page + 1 })}
             >
               Next
