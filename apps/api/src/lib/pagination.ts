@@ -1,4 +1,4 @@
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { DB } from '../db/types'
 
 /** How many matches a list counts, or that there are at least this many (a capped count). */
@@ -24,15 +24,14 @@ export function pages(page: number, limit: number, total: Total) {
  */
 export const COUNT_CAP = 1_000
 
-/** How many rows a filtered query matches, counting no further than `cap` (then: at least `cap`). */
-export async function countUpTo<T extends keyof DB>(
+/** How many rows a query answers, counting no further than `cap` (then: at least `cap`). */
+export async function countUpTo(
   db: Kysely<DB>,
-  qb: SelectQueryBuilder<DB, T, object>,
+  rows: SelectQueryBuilder<DB, keyof DB, object>,
   cap: number,
 ): Promise<Total> {
-  const limited = qb.select(sql<number>`1`.as('one')).limit(cap + 1)
   const { count } = await db
-    .selectFrom(limited.as('limited'))
+    .selectFrom(rows.limit(cap + 1).as('rows'))
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow()
   const found = Number(count)

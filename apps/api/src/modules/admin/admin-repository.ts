@@ -3,7 +3,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import { deferredPage } from '../../db/paged-query'
 import { createRollups, termMatch, utcDay } from '../../db/rollups'
 import type { DB } from '../../db/types'
-import { countCapFor, countRows, countUpTo, type Total } from '../../lib/pagination'
+import { countCapFor, countUpTo, type Total } from '../../lib/pagination'
 import { hasAccessAt } from '../subscriptions/access-rule'
 
 /**
@@ -65,24 +65,18 @@ export function createAdminRepository(db: Kysely<DB>) {
         // counted no further than the cap (a few letters match tens of thousands of members).
         const cap = countCapFor(query.page, query.limit)
         countMatching = async () => {
-          const count = countRows<'users'>
-          if (planIds.length === 0) return countUpTo(db, roleOnly.where(inText), cap)
+          if (planIds.length === 0) return countUpTo(db, roleOnly.where(inText).select('users.id'), cap)
           const holders = db
             .selectFrom('subscriptions')
             .select('subscriptions.user_id')
             .where('subscriptions.plan_id', 'in', planIds)
-          // Distinct members from the plan's (plan_id, user_id) index, already in member order.
-          const distinctHolders = async () =>
-            Number(
-              (
-                await db
-                  .selectFrom(holders.distinct().as('holders'))
-                  .select((eb) => eb.fn.countAll<number>().as('count'))
-                  .executeTakeFirstOrThrow()
-              ).count,
-            )
           const [byPlan, byTextOnly] = await Promise.all([
-            query.role ? count(roleOnly.where('users.id', 'in', holders)) : distinctHolders(),
+            // Distinct members from the plan's (plan_id, user_id) index, already in member order.
+            countUpTo(
+              db,
+              query.role ? roleOnly.where('users.id', 'in', holders).select('users.id') : holders.distinct(),
+              cap,
+            ),
             // The few found by text: each checked for a named plan through its own subscriptions.
             countUpTo(
               db,
@@ -97,13 +91,17 @@ export function createAdminRepository(db: Kysely<DB>) {
                         .where('subscriptions.plan_id', 'in', planIds),
                     ),
                   ),
-                ),
+                )
+                .select('users.id'),
               cap,
             ),
           ])
-          return typeof byTextOnly === 'number'
-            ? byPlan + byTextOnly
-            : { atLeast: byPlan + byTextOnly.atLeast }
+          const exact = typeof byPlan === 'number' && typeof byTextOnly === 'number'
+          const sum = [byPlan, byTextOnly].reduce<number>(
+            (total, part) => total + (typeof part === 'number' ? part : part.atLeast),
+            0,
+          )
+          return exact ? sum : { atLeast: sum }
         }
         matching =
           planIds.length === 0
