@@ -44,8 +44,8 @@ function useIslandsPrerender(): boolean {
 if (typeof window !== 'undefined') session.restore()
 
 // A page opened at the dashboard asks for its route's code with every import at once (the router
-// would ask once it has started, then one import level at a time), and for its first tab's code and
-// data (routes/dashboard-tabs.tsx).
+// would ask once it has started, then one import level at a time), for its tab's code and for the
+// session check (routes/dashboard-tabs.tsx).
 if (typeof window !== 'undefined' && window.location.pathname === paths.dashboard) {
   preloadRoute('routes/dashboard')
   openDashboard(window.location.search)

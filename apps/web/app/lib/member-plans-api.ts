@@ -1,15 +1,10 @@
 import { PlanSchema } from '@edgeclub/shared'
-import { queryOptions, useQuery } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { fetchActivePlans } from './plans-api'
 
 const ActivePlansSchema = PlanSchema.array()
 
-export const activePlansQuery = queryOptions({
-  queryKey: ['plans'],
-  queryFn: () => fetchActivePlans(undefined, ActivePlansSchema),
-})
-
 /** The plans on sale as a query of the member area (choosing a plan, completing a payment), each checked. */
 export function useActivePlans() {
-  return useQuery(activePlansQuery)
+  return useQuery({ queryKey: ['plans'], queryFn: () => fetchActivePlans(undefined, ActivePlansSchema) })
 }

@@ -1,5 +1,5 @@
 import { API_BASE, PaymentPageSchema, type PaymentView } from '@edgeclub/shared'
-import { queryOptions, useQuery } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { checkContract, refreshAccessToken } from './api-client'
 import { session } from './session-store'
 
@@ -27,15 +27,11 @@ export async function fetchPaymentHistory(limit = HISTORY_LIMIT): Promise<Paymen
   return checkContract(`GET ${path}`, PaymentPageSchema, body.data).items
 }
 
-export const paymentHistoryQuery = queryOptions({
-  queryKey: paymentKeys.history(HISTORY_LIMIT),
-  queryFn: () => fetchPaymentHistory(HISTORY_LIMIT),
-})
-
 /** The newest payments, for Payment History and the overview's recent activity. */
 export function usePaymentHistory() {
   return useQuery({
-    ...paymentHistoryQuery,
+    queryKey: paymentKeys.history(HISTORY_LIMIT),
+    queryFn: () => fetchPaymentHistory(HISTORY_LIMIT),
     // Back from a crypto checkout: watch the payment go from pending to completed.
     refetchInterval: (query) =>
       query.state.data?.some((payment) => payment.status === 'pending' && payment.provider === 'crypto')

@@ -1,5 +1,5 @@
 import { type AccessStatus, AccessStatusSchema } from '@edgeclub/shared'
-import { queryOptions, useQuery } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from './api-client'
 
 export const subscriptionKeys = {
@@ -13,14 +13,9 @@ export async function fetchSubscriptionStatus(): Promise<AccessStatus> {
   return result.data
 }
 
-export const subscriptionStatusQuery = queryOptions({
-  queryKey: subscriptionKeys.status,
-  queryFn: fetchSubscriptionStatus,
-})
-
 /** The member's own status, shared by the sidebar, the overview and the tabs that depend on it. */
 export function useSubscriptionStatus() {
-  return useQuery(subscriptionStatusQuery)
+  return useQuery({ queryKey: subscriptionKeys.status, queryFn: fetchSubscriptionStatus })
 }
 
 /**

@@ -1,11 +1,6 @@
 import { type ComponentType, lazy } from 'react'
 import { type DashboardTab, tabFrom } from '../features/dashboard/tabs'
-import { activePlansQuery } from '../lib/member-plans-api'
-import { paymentHistoryQuery } from '../lib/payment-history-api'
-import { queryClient } from '../lib/query-client'
 import { startSessionCheck } from '../lib/session-guard'
-import { isAuthenticated, session } from '../lib/session-store'
-import { subscriptionStatusQuery } from '../lib/subscription-status-api'
 
 /**
  * Each tab is its own chunk, loaded when it opens: a member on a phone downloads and parses the tab
@@ -72,38 +67,14 @@ for (const tab of Object.keys(loaders) as DashboardTab[])
     return { then: (resolve: (value: typeof ready) => void) => resolve(ready) } as Promise<typeof ready>
   })
 
-/** What a tab shows first, beside the member's status (the sidebar's badge, most tabs' content). */
-const firstData: Partial<Record<DashboardTab, () => Promise<unknown>>> = {
-  subscription: () => queryClient.prefetchQuery(activePlansQuery),
-  payments: () => queryClient.prefetchQuery(paymentHistoryQuery),
-  overview: () => queryClient.prefetchQuery(paymentHistoryQuery),
-}
-
-/** When this visit to the dashboard began: what was fetched before it is refetched (dashboard.tsx). */
-let openedAt: number | undefined
-
 /**
- * A page opened at the dashboard (root.tsx) asks for everything its first tab needs at once: the
- * open tab's code (Vite preloads a dynamic import's dependencies together), the session check, the
- * member's status and the tab's first data. Waiting for each in turn (the router, then the session
- * check, then the tab's code, then its queries as it renders) cost a phone four round trips.
+ * A page opened at the dashboard (root.tsx) asks for the open tab's code (Vite preloads a dynamic
+ * import's dependencies together) and checks the session at once, while the route's code loads,
+ * instead of the router starting, then the session check, then the tab's code. The tab's data is
+ * asked for as it renders: asked for here too, it came back with the session check and the first
+ * render, frame, sidebar and tab with its data, became one long task on a phone.
  */
 export function openDashboard(search: string): void {
-  const tab = tabFrom(new URLSearchParams(search).get('tab'))
-  void loadTab(tab)
-  if (!isAuthenticated(session.getState())) return
-  openedAt = Date.now()
+  void loadTab(tabFrom(new URLSearchParams(search).get('tab')))
   startSessionCheck()
-  void queryClient.prefetchQuery(subscriptionStatusQuery)
-  void firstData[tab]?.()
-}
-
-/**
- * The moment from which cached data counts as this visit's: the opening, for a page opened at the
- * dashboard (its data was asked for then), else now (back from the payment page, say).
- */
-export function visitStart(): number {
-  const since = openedAt ?? Date.now()
-  openedAt = undefined
-  return since
 }

@@ -13,7 +13,7 @@ import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
 import { registerDashboardWorker } from '../lib/service-worker'
 import { SessionGuard } from '../lib/session-guard'
-import { tabs, visitStart } from './dashboard-tabs'
+import { tabs } from './dashboard-tabs'
 
 export function meta() {
   return [
@@ -49,14 +49,9 @@ function DashboardFrame() {
   const sidebar = useSidebar()
   const [signingOut, setSigningOut] = useState(false)
 
-  // Coming back from the payment page (or anywhere else): what we cached may be out of date. What
-  // this visit asked for as the page opened (routes/dashboard-tabs.tsx) is not asked for again.
+  // Coming back from the payment page (or anywhere else): what we cached may be out of date.
   useEffect(() => {
-    const since = visitStart()
-    void queryClient.invalidateQueries(
-      { predicate: (query) => query.state.dataUpdatedAt < since },
-      { cancelRefetch: false },
-    )
+    void queryClient.invalidateQueries()
   }, [])
 
   // The app shell for instant repeat visits, and notifications: the dashboard's service worker.
