@@ -47,9 +47,7 @@ export function SessionGuard({ children }: { children: ReactNode }) {
     const check = early ?? verifySession()
     early = undefined
     check.then((accepted) => {
-      // A refused session was cleared by the API client; the check above then redirects. The area
-      // renders as a transition: React renders it in slices between which the page stays responsive,
-      // not in one long task (the whole dashboard, often with its first data, on a phone's CPU).
+      // A refused session was cleared by the API client; the check above then redirects.
       if (!cancelled && accepted) setVerified(true)
     })
     return () => {
