@@ -8,7 +8,7 @@ import {
   type SignalView,
   SPORTS,
 } from '@edgeclub/shared'
-import { useEffect, useState } from 'react'
+import { useDeferredValue, useEffect, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert, inputClasses } from '../../components/ui/field'
@@ -127,7 +127,12 @@ export function SignalsTab() {
   const { status: streamStatus, live } = useLiveSignals((event) => setAnnouncement(announce(event)))
   const staff = user?.role === 'admin' || user?.role === 'analyst'
   const fullAccess = staff || Boolean(status.data?.hasAccess)
-  const signals = mergeFeed(feed.data?.pages.flatMap((page) => page.items) ?? [], live, matchesFilter(filter))
+  // The list (a page of signal cards, the heaviest render of the tab) is rendered from a deferred copy
+  // of the fetched pages: React renders it in slices that leave the page responsive, not in one long
+  // task as the page arrives.
+  const pages = useDeferredValue(feed.data?.pages)
+  const listed = pages !== undefined
+  const signals = mergeFeed(pages?.flatMap((page) => page.items) ?? [], live, matchesFilter(filter))
   // Opened from a notification (`&signal=<id>`): that signal is brought into view and marked.
   const [params] = useSearchParams()
   const opened = params.get('signal')
@@ -209,9 +214,9 @@ export function SignalsTab() {
         </div>
 
         <div className="mt-5 space-y-3">
-          {feed.isPending ? <p className="text-sm text-slate-300">Loading signals...</p> : null}
+          {!listed && !feed.isError ? <p className="text-sm text-slate-300">Loading signals...</p> : null}
           {feed.isError ? <Alert tone="error">{feed.error.message}</Alert> : null}
-          {feed.isSuccess && signals.length === 0 ? (
+          {listed && signals.length === 0 ? (
             <p className="rounded-xl border border-dashed border-slate-700 p-6 text-center text-sm text-slate-300">
               No signals here yet. New ones appear the moment they are published.
             </p>
@@ -229,7 +234,7 @@ export function SignalsTab() {
               ))}
             </ul>
           ) : null}
-          {feed.hasNextPage ? (
+          {listed && feed.hasNextPage ? (
             <Button
               variant="secondary"
               onClick={() => void feed.fetchNextPage()}
@@ -242,7 +247,7 @@ export function SignalsTab() {
       </Panel>
 
       {/* Under the feed once its first page is in: shown earlier, the list arriving pushed it down. */}
-      {user?.createdAt && !feed.isPending ? <OwnRecord since={user.createdAt} /> : null}
+      {user?.createdAt && (listed || feed.isError) ? <OwnRecord since={user.createdAt} /> : null}
     </div>
   )
 }
