@@ -255,6 +255,50 @@ export const deliverySection: Section = {
       await stopAll()
     }
 
+    // The floor for the pair: two bare servers, half the streams on each, both told at once (the app's
+    // second instance hears by NOTIFY instead). On one 2-core machine the readers of 30,000 streams
+    // compete with the servers for the same cores: this says what is left for any server.
+    let barePairDelivery: Delivery | undefined
+    if (pair > single) {
+      const bares = [await startBareStream(), await startBareStream()]
+      running.push(...bares)
+      try {
+        const { readers: bareReaders, seconds } = await connect(
+          'two bare stream servers',
+          Array.from({ length: pair }, (_, i) => ({ url: `${bares[i % 2]!.url}/bare/stream`, headers: {} })),
+        )
+        barePairDelivery = await measure(
+          bareReaders,
+          async () => {
+            const sentAt = now()
+            const ids = await Promise.all(
+              bares.map(async (bare) => {
+                const response = await fetch(`${bare.url}/bare/publish`, { method: 'POST', body: '{}' })
+                return ((await response.json()) as { data: { id: string } }).data.id
+              }),
+            )
+            // Both number their events alike: one id names the event on every stream.
+            if (ids[0] !== ids[1])
+              throw new Error(`the bare servers disagree on the event id: ${ids.join(', ')}`)
+            return { id: ids[0]!, sentAt, answeredMs: now() - sentAt }
+          },
+          bares.map((bare) => bare.pid),
+        )
+        log(`bare pair: p99 ${barePairDelivery.p99} ms`)
+        figures.push(
+          ...deliveryFigures(
+            'delivery.barePair',
+            `two bare Node servers, ${bareReaders.count.toLocaleString()} streams`,
+            barePairDelivery,
+            bareReaders.count,
+          ),
+        )
+        details.barePair = { ...barePairDelivery, connectSeconds: seconds }
+      } finally {
+        await stopAll()
+      }
+    }
+
     log(`scratch database ${DB_NAME}`)
     const databaseUrl = await setUpDatabase(postgresUrl)
     try {
@@ -346,7 +390,7 @@ export const deliverySection: Section = {
             `${pairReaders.count.toLocaleString()} streams on two instances`,
             delivery,
             pair,
-            bareDelivery,
+            barePairDelivery ?? bareDelivery,
           ),
         )
         details.twoInstances = {
