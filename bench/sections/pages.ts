@@ -192,10 +192,11 @@ export const pagesSection: Section = {
     try {
       for (const page of pages) {
         const signedIn = page.startsWith('/dashboard')
-        if (signedIn) {
-          // Signed in the way the web app keeps a session (localStorage), on a cold HTTP cache:
-          // Lighthouse's own storage reset would sign the member out, so it is off for these pages
-          // and the cache is cleared here instead.
+        // Signed in the way the web app keeps a session (localStorage), on a cold HTTP cache:
+        // Lighthouse's own storage reset would sign the member out, so it is off for these pages
+        // and the cache is cleared here instead, before every attempt (a retry after a failed
+        // trace would otherwise meet what the failed attempt cached).
+        const firstVisit = async () => {
           stored ??= await signedInMember(server.url)
           const tab = await browser.newPage()
           await tab.goto(`${server.url}/favicon.svg`)
@@ -221,14 +222,16 @@ export const pagesSection: Section = {
           continue
         }
         log(`lighthouse ${page}`)
-        const audit = () =>
-          lighthouse(`${server.url}${page}`, {
+        const audit = async () => {
+          if (signedIn) await firstVisit()
+          return lighthouse(`${server.url}${page}`, {
             port: chrome.port,
             output: 'json',
             logLevel: 'error',
             onlyCategories: ['performance', 'accessibility'],
             ...(signedIn ? { disableStorageReset: true } : {}),
           })
+        }
         let result = await audit()
         // A run that could not trace the page (a cold browser, a starved machine) says so in
         // runtimeError; one more try, and if that fails too its error stands beside the figures.
