@@ -9,7 +9,7 @@ import {
   UPDATE_CARD_ACTION,
 } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { useNavigate, useSearchParams } from 'react-router'
 import { Button } from '../../components/ui/button'
 import { Alert } from '../../components/ui/field'
@@ -24,7 +24,6 @@ import { daysRemaining } from '../../lib/days-remaining'
 import { useActivePlans } from '../../lib/member-plans-api'
 import { changeLabel, planAction, planNote } from '../../lib/plan-actions'
 import { isActive, subscriptionKeys, useSubscriptionStatus } from '../../lib/subscription-status-api'
-import { ChangePlanPanel, UpdateCardPanel } from './card-panels'
 import { CancelFlow, membershipNotes, PauseForm } from './membership-levers'
 import {
   cancelSubscription,
@@ -33,6 +32,11 @@ import {
   undoPlanChange,
   unpauseSubscription,
 } from './subscriptions-api'
+
+// The card panels (Stripe's card field and its loader) load only when the address opens one, not
+// with the tab: most visits never show them.
+const UpdateCardPanel = lazy(() => import('./card-panels').then((m) => ({ default: m.UpdateCardPanel })))
+const ChangePlanPanel = lazy(() => import('./card-panels').then((m) => ({ default: m.ChangePlanPanel })))
 
 /** The subscribe message lasts 5 seconds. */
 const MESSAGE_MS = 5_000
@@ -337,10 +341,12 @@ export function SubscriptionTab() {
 
       {notice ? <Alert tone={notice.tone}>{notice.text}</Alert> : null}
 
-      {updatingCard ? <UpdateCardPanel onClose={() => setPanel(null)} onSaved={afterPanel} /> : null}
-      {changePlanTo && !updatingCard ? (
-        <ChangePlanPanel plan={changePlanTo} onClose={() => setPanel(null)} onChanged={afterPanel} />
-      ) : null}
+      <Suspense fallback={null}>
+        {updatingCard ? <UpdateCardPanel onClose={() => setPanel(null)} onSaved={afterPanel} /> : null}
+        {changePlanTo && !updatingCard ? (
+          <ChangePlanPanel plan={changePlanTo} onClose={() => setPanel(null)} onChanged={afterPanel} />
+        ) : null}
+      </Suspense>
 
       {message ? (
         <p
