@@ -2,9 +2,8 @@ import type { PushPayload } from '@edgeclub/shared'
 import { describe, expect, it } from 'vitest'
 import { PUSH_SENDS_IN_FLIGHT } from '../src/modules/push/push-service'
 import { eventually } from './helpers/billing'
-import { accessTokenOf, crashHarness, jobsLeft } from './helpers/crash-harness'
+import { accessTokenOf, crashHarness, jobsLeft, pushAudience } from './helpers/crash-harness'
 import { freePort, startServerProcess } from './helpers/server-process'
-import { newSubscriber } from './helpers/web-push'
 
 /**
  * The process is killed (SIGKILL) while a pick's notifications go out to 1,000 subscribed members,
@@ -31,35 +30,11 @@ describe.skipIf(!onPostgres)('a crash in the middle of a pick’s notifications'
     let server = await startServerProcess(env, { port })
     try {
       // 1,000 members with a month of access, each with notifications on in one browser.
-      const subscriber = newSubscriber()
-      const { rows: users } = await db.query<{ id: string }>(
-        `insert into users (email, email_normalized, password_hash, first_name, last_name, discord_username)
-         select 'fan' || n || '@push-crash.test', 'fan' || n || '@push-crash.test', 'not-a-hash',
-           'Fan', 'No. ' || n, 'fan' || n
-         from generate_series(1, $1::int) as n returning id`,
-        [SUBSCRIBERS],
-      )
-      await db.query(
-        `insert into subscriptions (user_id, plan_id, provider, status, start_date, end_date)
-         select u, (select id from plans where slug = 'monthly'), 'stripe', 'active',
-           now() - interval '1 day', now() + interval '30 days'
-         from unnest($1::uuid[]) as u`,
-        [users.map((user) => user.id)],
-      )
-      const devices = users.map(() =>
-        emulator.push.subscribe({ keys: { p256dh: subscriber.p256dh, auth: subscriber.auth } }),
-      )
-      await db.query(
-        `insert into push_subscriptions (user_id, endpoint, p256dh, auth, kinds, sports)
-         select u, e, $3, $4, '["picks","signals","results"]'::jsonb, '[]'::jsonb
-         from unnest($1::uuid[], $2::text[]) as t(u, e)`,
-        [
-          users.map((user) => user.id),
-          devices.map((device) => device.endpoint),
-          subscriber.p256dh,
-          subscriber.auth,
-        ],
-      )
+      const { subscriber, devices } = await pushAudience(h, {
+        count: SUBSCRIBERS,
+        tag: 'fan',
+        kinds: ['picks', 'signals', 'results'],
+      })
 
       const token = await accessTokenOf(server.origin, ADMIN)
       // A push service slow enough that the kill lands while sends are in flight.

@@ -3,9 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { eventually } from './helpers/billing'
-import { accessTokenOf, crashHarness, jobsLeft } from './helpers/crash-harness'
+import { accessTokenOf, crashHarness, jobsLeft, pushAudience } from './helpers/crash-harness'
 import { type ServerProcess, startServerProcess } from './helpers/server-process'
-import { newSubscriber } from './helpers/web-push'
 
 /**
  * Two server processes on one PostgreSQL database share a pick's notifications: its batches are
@@ -48,35 +47,11 @@ describe.skipIf(!onPostgres)('two instances sending one pick’s notifications',
     try {
       servers.push(await startServerProcess(env))
       servers.push(await startServerProcess({ ...env, DATA_DIR: secondDataDir }))
-      const subscriber = newSubscriber()
-      const { rows: users } = await db.query<{ id: string }>(
-        `insert into users (email, email_normalized, password_hash, first_name, last_name, discord_username)
-         select 'pair' || n || '@push-instances.test', 'pair' || n || '@push-instances.test', 'not-a-hash',
-           'Pair', 'No. ' || n, 'pair' || n
-         from generate_series(1, $1::int) as n returning id`,
-        [SUBSCRIBERS],
-      )
-      await db.query(
-        `insert into subscriptions (user_id, plan_id, provider, status, start_date, end_date)
-         select u, (select id from plans where slug = 'monthly'), 'stripe', 'active',
-           now() - interval '1 day', now() + interval '30 days'
-         from unnest($1::uuid[]) as u`,
-        [users.map((user) => user.id)],
-      )
-      const devices = users.map(() =>
-        emulator.push.subscribe({ keys: { p256dh: subscriber.p256dh, auth: subscriber.auth } }),
-      )
-      await db.query(
-        `insert into push_subscriptions (user_id, endpoint, p256dh, auth, kinds, sports)
-         select u, e, $3, $4, '["picks"]'::jsonb, '[]'::jsonb
-         from unnest($1::uuid[], $2::text[]) as t(u, e)`,
-        [
-          users.map((user) => user.id),
-          devices.map((device) => device.endpoint),
-          subscriber.p256dh,
-          subscriber.auth,
-        ],
-      )
+      await pushAudience(h, {
+        count: SUBSCRIBERS,
+        tag: 'pair',
+        kinds: ['picks'],
+      })
       // A push service slow enough that neither instance is done before the other starts.
       emulator.push.setLatency(20)
       const token = await accessTokenOf(servers[0]!.origin, ADMIN)

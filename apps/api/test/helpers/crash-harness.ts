@@ -5,6 +5,7 @@ import { type Emulator, startEmulator } from '@edgeclub/emulator'
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { createScratchPostgres } from './test-app'
+import { newSubscriber } from './web-push'
 
 export interface CrashHarness {
   emulator: Emulator
@@ -67,4 +68,46 @@ export async function jobsLeft(db: pg.Client, queues: string[]): Promise<number>
     [queues],
   )
   return rows[0]!.pending
+}
+
+/**
+ * `count` members (emails `<tag><n>@<tag>.test`) with a month of the monthly plan, each with
+ * notifications of `kinds` on in one browser of the emulator's push service, all sharing one
+ * subscriber's keys (so a test can decrypt what arrived). Answers the subscriber and the devices.
+ */
+export async function pushAudience(
+  h: CrashHarness,
+  options: { count: number; tag: string; kinds: string[] },
+) {
+  const subscriber = newSubscriber()
+  const { rows: users } = await h.db.query<{ id: string }>(
+    `insert into users (email, email_normalized, password_hash, first_name, last_name, discord_username)
+     select $2 || n || '@' || $2 || '.test', $2 || n || '@' || $2 || '.test', 'not-a-hash',
+       'Fan', 'No. ' || n, $2 || n
+     from generate_series(1, $1::int) as n returning id`,
+    [options.count, options.tag],
+  )
+  await h.db.query(
+    `insert into subscriptions (user_id, plan_id, provider, status, start_date, end_date)
+     select u, (select id from plans where slug = 'monthly'), 'stripe', 'active',
+       now() - interval '1 day', now() + interval '30 days'
+     from unnest($1::uuid[]) as u`,
+    [users.map((user) => user.id)],
+  )
+  const devices = users.map(() =>
+    h.emulator.push.subscribe({ keys: { p256dh: subscriber.p256dh, auth: subscriber.auth } }),
+  )
+  await h.db.query(
+    `insert into push_subscriptions (user_id, endpoint, p256dh, auth, kinds, sports)
+     select u, e, $3, $4, $5::jsonb, '[]'::jsonb
+     from unnest($1::uuid[], $2::text[]) as t(u, e)`,
+    [
+      users.map((user) => user.id),
+      devices.map((device) => device.endpoint),
+      subscriber.p256dh,
+      subscriber.auth,
+      JSON.stringify(options.kinds),
+    ],
+  )
+  return { subscriber, devices }
 }
