@@ -47,31 +47,30 @@ export default fp(
   async (app: FastifyInstance, options: { log: AuditLog }) => {
     const held = new WeakMap<FastifyRequest, { scope: AuditScope; hook: CommitHook }>()
 
-    const begin = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      const spec = request.routeOptions.config.audit
-      if (!spec) return done()
-      const params = request.params as { id?: unknown }
-      const scope: AuditScope = {
-        entry: {
-          actor: request.auth ? { id: request.auth.user.id, email: request.auth.user.email } : null,
-          action: typeof spec.action === 'function' ? spec.action(request) : spec.action,
-          targetType: spec.targetType,
-          targetId: spec.target ? spec.target(request) : typeof params.id === 'string' ? params.id : null,
-          details: spec.details?.(request) ?? {},
-        },
-        written: false,
+    const begin =
+      (spec: AuditSpec) => (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        const params = request.params as { id?: unknown }
+        const scope: AuditScope = {
+          entry: {
+            actor: request.auth ? { id: request.auth.user.id, email: request.auth.user.email } : null,
+            action: typeof spec.action === 'function' ? spec.action(request) : spec.action,
+            targetType: spec.targetType,
+            targetId: spec.target ? spec.target(request) : typeof params.id === 'string' ? params.id : null,
+            details: spec.details?.(request) ?? {},
+          },
+          written: false,
+        }
+        const hook: CommitHook = async (trx) => {
+          await options.log.record({ ...scope.entry, outcome: 'success' }, trx)
+          scope.written = true
+        }
+        held.set(request, { scope, hook })
+        // The handler runs inside both scopes: its transactions find the pending row, and setAuditTarget its entry.
+        withCommitScope(() => {
+          onNextCommit(hook)
+          auditScopes.run(scope, done)
+        })
       }
-      const hook: CommitHook = async (trx) => {
-        await options.log.record({ ...scope.entry, outcome: 'success' }, trx)
-        scope.written = true
-      }
-      held.set(request, { scope, hook })
-      // The handler runs inside both scopes: its transactions find the pending row, and setAuditTarget its entry.
-      withCommitScope(() => {
-        onNextCommit(hook)
-        auditScopes.run(scope, done)
-      })
-    }
 
     const failed = async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
       const audited = held.get(request)
@@ -103,8 +102,9 @@ export default fp(
     }
 
     app.addHook('onRoute', (route) => {
-      if (!route.config?.audit) return
-      prepend(route, 'preHandler', begin)
+      const spec = route.config?.audit
+      if (!spec) return
+      prepend(route, 'preHandler', begin(spec))
       prepend(route, 'onError', failed)
       prepend(route, 'onSend', finish)
     })
