@@ -104,7 +104,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: logger(config, options.logStream),
     bodyLimit: 1024 * 1024,
     trustProxy: trustProxyOption(config.trustProxy),
-    // genReqId reads x-request-id itself, so a malformed value is replaced instead of echoed.
+    // genReqId reads x-request-id itself, so a malformed value is replaced instead of echoed; every
+    // answer sends the id back (plugins/security.ts).
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id']
@@ -123,10 +124,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setSerializerCompiler(serializerCompiler)
   // Request bodies are JSON (webhooks read theirs raw): any other type is answered 415, never parsed.
   app.removeContentTypeParser('text/plain')
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
 
   const database =
     options.database ??

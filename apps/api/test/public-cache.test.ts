@@ -56,6 +56,35 @@ describe('cached public JSON', () => {
     })
   }
 
+  it("carries a request id and the JSON answer's security headers (never sniffed, never framed), not the pages' ones", async () => {
+    for (const url of ['/admin/plans/public/active', '/record']) {
+      for (const headers of [{}, { 'accept-encoding': 'br' }] as Record<string, string>[]) {
+        const answer = await get(url, headers)
+        expect(answer.statusCode).toBe(200)
+        expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+        expect(answer.headers['content-security-policy']).toBe(
+          "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        )
+        expect(answer.headers['x-content-type-options']).toBe('nosniff')
+        expect(answer.headers['x-frame-options']).toBe('DENY')
+        expect(answer.headers['content-type']).toBe('application/json; charset=utf-8')
+        for (const pageOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection'])
+          expect(answer.headers[pageOnly], pageOnly).toBeUndefined()
+        const current = await get(url, { ...headers, 'if-none-match': String(answer.headers.etag) })
+        expect(current.statusCode).toBe(304)
+        expect(current.headers['x-content-type-options']).toBe('nosniff')
+        expect(current.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+      }
+    }
+    // The same bytes with a HEAD: the headers and length, no body.
+    const head = await t.app.inject({ method: 'HEAD', url: `${API}/admin/plans/public/active` })
+    expect(head.statusCode).toBe(200)
+    expect(head.body).toBe('')
+    expect(Number(head.headers['content-length'])).toBe(
+      (await get('/admin/plans/public/active')).rawPayload.length,
+    )
+  })
+
   it('sends the precompressed brotli or gzip copy the client accepts: the same JSON, its own ETag', async () => {
     const plain = await get('/admin/plans/public/active')
     const br = await get('/admin/plans/public/active', { 'accept-encoding': 'gzip, deflate, br' })

@@ -9,6 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
  */
 export interface CachedJson {
   json: string
+  /** The JSON as UTF-8 bytes, encoded once: a string body would be re-encoded on every request. */
+  bytes: Buffer
   etag: string
   gzip?: { body: Buffer; etag: string }
   br?: { body: Buffer; etag: string }
@@ -23,8 +25,8 @@ const COMPRESS_FROM_BYTES = 1024
  */
 export function cachedJson(json: string, options: { once?: boolean } = {}): CachedJson {
   const tag = createHash('sha1').update(json).digest('base64url').slice(0, 27)
-  const cached: CachedJson = { json, etag: `"${tag}"` }
-  if (Buffer.byteLength(json) < COMPRESS_FROM_BYTES) return cached
+  const cached: CachedJson = { json, bytes: Buffer.from(json), etag: `"${tag}"` }
+  if (cached.bytes.length < COMPRESS_FROM_BYTES) return cached
   if (options.once === false) {
     cached.gzip = { body: gzipSync(json), etag: `"${tag}-gz"` }
     return cached
@@ -90,6 +92,6 @@ export function sendCachedJson(
   if (cached.gzip) reply.header('vary', 'accept-encoding')
   if (notModified(request.headers['if-none-match'], cached)) return reply.code(304).send()
   reply.type('application/json; charset=utf-8')
-  if (!variant) return reply.send(cached.json)
+  if (!variant) return reply.send(cached.bytes)
   return reply.header('content-encoding', variant.coding).send(variant.body)
 }

@@ -61,8 +61,10 @@ export function cachedJsonRoute<Data extends z.ZodType>(
     generation += 1
   })
 
-  const current = async (): Promise<CachedJson> => {
-    if (copy && Date.now() - copy.at < route.ttlMs) return copy.body
+  /** The shared copy while it is fresh; undefined when it must be loaded (again). */
+  const fresh = (): CachedJson | undefined =>
+    copy && Date.now() - copy.at < route.ttlMs ? copy.body : undefined
+  const load = (): Promise<CachedJson> => {
     loading ??= (async () => {
       const started = generation
       try {
@@ -101,12 +103,20 @@ export function cachedJsonRoute<Data extends z.ZodType>(
         response: { 200: schema },
       },
     },
-    async (request, reply) => {
-      const body =
-        route.perRequest?.applies(request) === true
-          ? cachedJson(serialize(await route.perRequest.load(request)), { once: false })
-          : await current()
-      return sendCachedJson(request, reply, body, route.cacheControl)
+    // Not an async function: a fresh shared copy is sent at once, without a promise per request.
+    (request, reply) => {
+      if (perRequest?.applies(request) === true)
+        return perRequest
+          .load(request)
+          .then((value) =>
+            sendCachedJson(request, reply, cachedJson(serialize(value), { once: false }), route.cacheControl),
+          )
+      const body = fresh()
+      if (body) {
+        sendCachedJson(request, reply, body, route.cacheControl)
+        return
+      }
+      return load().then((loaded) => sendCachedJson(request, reply, loaded, route.cacheControl))
     },
   )
 }
