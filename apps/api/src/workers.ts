@@ -9,6 +9,7 @@ import { PUSH_QUEUES, registerPushJobs } from './modules/push/push-jobs'
 import { registerSignalsJobs, SIGNALS_QUEUES } from './modules/signals/signals-jobs'
 import { registerSubscriptionsJobs, SUBSCRIPTIONS_QUEUES } from './modules/subscriptions/subscriptions-jobs'
 import { registerTelegramJobs, TELEGRAM_QUEUES } from './modules/telegram/telegram-jobs'
+import { RUNNER_QUEUES, registerRunnerJobs } from './queue/effects-prune'
 import type { Jobs, QueuePolicies } from './queue/job-runner'
 import type { Services } from './services'
 
@@ -24,6 +25,7 @@ export const QUEUES: QueuePolicies = {
   ...SIGNALS_QUEUES,
   ...PUSH_QUEUES,
   ...ADMIN_QUEUES,
+  ...RUNNER_QUEUES,
 }
 
 /** Every queue's worker and every schedule, registered in this one place; each module owns its own. */
@@ -36,6 +38,7 @@ export async function registerWorkers(
     signalsChannelId: string | undefined
   },
 ): Promise<void> {
+  await registerRunnerJobs(jobs)
   await registerMailJobs(jobs, services.mailDelivery)
   await registerAuthJobs(jobs, { auth: services.auth, log: deps.log })
   await registerSubscriptionsJobs(jobs, {

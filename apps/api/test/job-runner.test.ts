@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../src/db/migrate'
+import { EFFECT_RECORD_DAYS } from '../src/queue/effects-prune'
 import { type Jobs, type QueuePolicies, SWEEP_POLICY, startJobs } from '../src/queue/job-runner'
 import { eventually } from './helpers/billing'
 import { createTestDatabase, type TestDatabase } from './helpers/test-app'
@@ -58,6 +59,48 @@ describe('business keys across queues', () => {
     await jobs.enqueue('stripe.cancel-subscription', { stripeSubscriptionId: 'sub_1' }, { key })
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     expect(ran.sort()).toEqual(['cancel sub_1', 'sync member-1'])
+  })
+
+  it('forgets the records of effects done longer ago than any job of theirs can live, and only those', async () => {
+    const opened = await database.open()
+    try {
+      const old = Array.from({ length: 25 }, (_, i) => ({
+        key: `discord.sync:old-${i}`,
+        queue: 'discord.sync',
+      }))
+      await opened.db.insertInto('job_effects').values(old).execute()
+      await sql`update job_effects set done_at = now() - interval '31 days' where key like 'discord.sync:old-%'`.execute(
+        opened.db,
+      )
+      await opened.db
+        .insertInto('job_effects')
+        .values({
+          key: 'discord.sync:recent',
+          queue: 'discord.sync',
+          done_at: sql`now() - interval '29 days'`,
+        })
+        .execute()
+      expect(await jobs.pruneEffects(EFFECT_RECORD_DAYS)).toBe(25)
+      const left = await opened.db.selectFrom('job_effects').select('key').orderBy('key').execute()
+      expect(left.map((row) => row.key)).toEqual(
+        expect.arrayContaining([
+          'discord.sync:recent',
+          'discord.sync:refund:00000000-0000-4000-8000-000000000001',
+        ]),
+      )
+      expect(left.some((row) => row.key.includes(':old-'))).toBe(false)
+      expect(await jobs.pruneEffects(EFFECT_RECORD_DAYS)).toBe(0)
+    } finally {
+      await opened.close()
+    }
+    // The effect done by the first test is still remembered: queued again, it does not run.
+    await jobs.enqueue(
+      'discord.sync',
+      { userId: 'member-1' },
+      { key: 'refund:00000000-0000-4000-8000-000000000001' },
+    )
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(ran.filter((line) => line === 'sync member-1')).toHaveLength(1)
   })
 })
 

@@ -65,6 +65,9 @@ export const SWEEP_POLICY: QueuePolicy = {
   expireInSeconds: 600,
 }
 
+/** Rows of job_effects one prune statement deletes (an index range, quick to delete and vacuum). */
+const EFFECTS_PRUNED_PER_STATEMENT = 10_000
+
 type Executor = Kysely<DB> | Transaction<DB>
 
 /**
@@ -134,6 +137,11 @@ export interface Jobs {
   wake(queue: QueueName): void
   /** Jobs of a queue that are waiting or running (operators, tests and benchmarks read it). */
   pending(queue: QueueName): Promise<number>
+  /**
+   * Forgets the records of effects done more than `olderThanDays` ago (queue/effects-prune.ts), a
+   * batch at a time so no statement holds the table long; how many were forgotten.
+   */
+  pruneEffects(olderThanDays: number): Promise<number>
   stop(): Promise<void>
 }
 
@@ -419,6 +427,27 @@ export async function startJobs(
 
     async pending(queue) {
       return boss.getQueueSize(queue, { before: 'completed' })
+    },
+
+    async pruneEffects(olderThanDays) {
+      let forgotten = 0
+      while (true) {
+        const result = await db
+          .deleteFrom('job_effects')
+          .where(
+            'key',
+            'in',
+            db
+              .selectFrom('job_effects')
+              .select('key')
+              .where('done_at', '<', sql<Date>`now() - make_interval(days => ${olderThanDays})`)
+              .limit(EFFECTS_PRUNED_PER_STATEMENT),
+          )
+          .executeTakeFirst()
+        const deleted = Number(result.numDeletedRows)
+        forgotten += deleted
+        if (deleted < EFFECTS_PRUNED_PER_STATEMENT) return forgotten
+      }
     },
 
     async stop() {
