@@ -259,6 +259,23 @@ describe('web push notifications', () => {
     expect(opened(device).type).toBe('publish')
   })
 
+  it('a push service that answers 429 with Retry-After is not asked again before that wait', async () => {
+    const device = await memberWithDevice()
+    emulator.push.fail(429, 1, 3)
+    const published = Date.now()
+    await publish()
+    await eventually(
+      async () => pushesTo(device).length,
+      (count) => count === 1,
+      30_000,
+    )
+    // The queue's own backoff here is under a second; the service asked for three.
+    expect(Date.now() - published).toBeGreaterThanOrEqual(3_000)
+    await drained()
+    expect(pushesTo(device)).toHaveLength(1)
+    expect(emulator.push.counts().accepted).toBe(1)
+  })
+
   it('a push service refusing some of a pick’s batch (503) gets only those again; the others are not sent twice', async () => {
     const devices = [await memberWithDevice(), await memberWithDevice(), await memberWithDevice()]
     // The first two pushes of the batch are refused, the third accepted; the retry sends two.

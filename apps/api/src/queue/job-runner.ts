@@ -91,6 +91,23 @@ export function retryDelaySeconds(
   return (top / 2) * (1 + random())
 }
 
+/** The longest wait a RetryLater is granted: a service asking for more is tried again after this. */
+export const RETRY_LATER_MAX_SECONDS = 3600
+
+/**
+ * A failed try whose next one must wait at least `afterSeconds` (a service answered 429 or 503 with
+ * Retry-After): the runner schedules it no sooner, whatever the queue's own backoff would say.
+ */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly afterSeconds: number,
+  ) {
+    super(message)
+    this.name = 'RetryLater'
+  }
+}
+
 export interface EnqueueOptions {
   /** The transaction of the change this job follows (the outbox); without it the job is queued now. */
   trx?: Executor
@@ -293,20 +310,27 @@ export async function startJobs(
 
   /**
    * A failed try: pg-boss records it and (tries left) schedules the next; for a queue with a retry
-   * ceiling the next try's time is then set from its own schedule, in the same transaction.
+   * ceiling the next try's time is then set from its own schedule, and a RetryLater's wait is kept as
+   * the least, in the same transaction.
    */
   const recordFailure = async (queue: QueueName, job: PgBoss.JobWithMetadata<unknown>, error: unknown) => {
     const policy = policies[queue]
     const output = { message: reason(error) }
-    if (!policy.retryCeiling) {
+    // What the service said, as it said it (not shortened by `scale`, which is the queue's own timing).
+    const asked = error instanceof RetryLater ? Math.min(RETRY_LATER_MAX_SECONDS, error.afterSeconds) : 0
+    if (!policy.retryCeiling && asked === 0) {
       await boss.fail(queue, job.id, output)
       return
     }
     const ageSeconds = (Date.now() - new Date(job.createdOn).getTime()) / 1000
-    const delay = retryDelaySeconds(policy, job.retryCount, ageSeconds, Math.random, scale)
+    const own = policy.retryCeiling
+      ? retryDelaySeconds(policy, job.retryCount, ageSeconds, Math.random, scale)
+      : 0
     await db.transaction().execute(async (trx) => {
       await boss.fail(queue, job.id, output, { db: executorOf(trx) })
-      await sql`update pgboss.job set start_after = now() + make_interval(secs => ${delay})
+      // Without a ceiling pg-boss has set its own backoff: the service's wait is only ever added to it.
+      await sql`update pgboss.job
+        set start_after = greatest(${policy.retryCeiling ? sql`now()` : sql`start_after`}, now() + make_interval(secs => ${Math.max(own, asked)}))
         where name = ${queue} and id = ${job.id} and state = 'retry'`.execute(trx)
     })
   }

@@ -15,7 +15,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify'
 import type { PushClient } from '../../integrations/webpush/push-client'
 import { badRequest, notFound } from '../../lib/errors'
-import type { Jobs } from '../../queue/job-runner'
+import { type Jobs, RetryLater } from '../../queue/job-runner'
 import type { PushRepository, PushSendRow } from './push-repository'
 
 /** The browsers' own push services (https only): Chrome/Edge (FCM), Firefox, Safari, Windows. */
@@ -306,7 +306,8 @@ export function createPushService(deps: {
      * delivery is recorded under `push:<seq>:<subscription>` before its slot is freed, and a
      * subscription recorded is not sent to again. Gone at the push service (404/410): the subscription
      * goes. A refusal that a retry would repeat is logged and dropped. What the push service asked to
-     * have again (429, 5xx, no answer) throws at the end, and the next try sends to those only.
+     * have again (429, 5xx, no answer) throws at the end, and the next try sends to those only, no
+     * sooner than the longest Retry-After the service gave.
      */
     async sendBatch(seq: number, subscriptionIds: readonly string[], job: PushBatchJob) {
       const count: PushOutcomeCount = { sent: 0, skipped: 0, gone: 0, rejected: 0, retry: 0 }
@@ -359,6 +360,8 @@ export function createPushService(deps: {
 
       const record = groupRecorder((keys) => job.effects.record(keys), { max: 32, waitMs: 5 })
       const retries: string[] = []
+      /** The longest Retry-After the push service gave this batch (seconds; 0: none). */
+      let waitAtLeast = 0
       const deadline = Date.now() + job.budgetMs
       let next = 0
       const sendOne = async (index: number) => {
@@ -394,6 +397,7 @@ export function createPushService(deps: {
           return 'rejected' as const
         }
         retries.push(outcome.reason)
+        if (outcome.retryAfterSeconds) waitAtLeast = Math.max(waitAtLeast, outcome.retryAfterSeconds)
         return 'retry' as const
       }
       const lane = async () => {
@@ -413,12 +417,16 @@ export function createPushService(deps: {
       }
       await Promise.all(Array.from({ length: Math.min(PUSH_SENDS_IN_FLIGHT, todo.length) }, lane))
       const unstarted = todo.length - next
-      if (count.retry > 0 || unstarted > 0)
-        throw new Error(
+      if (count.retry > 0 || unstarted > 0) {
+        const message =
           `${count.retry + unstarted} of ${subscriptionIds.length} notifications of seq ${seq} left for the next try` +
-            (retries[0] ? ` (${count.retry} refused or failed, e.g. ${retries[0]})` : ' (out of time)') +
-            (job.lastAttempt ? '; it was the last' : ''),
-        )
+          (retries[0] ? ` (${count.retry} refused or failed, e.g. ${retries[0]})` : ' (out of time)') +
+          (job.lastAttempt ? '; it was the last' : '')
+        // A push service that said when to come back (429/503 with Retry-After) is not asked sooner.
+        throw waitAtLeast > 0
+          ? new RetryLater(`${message}; asked to wait ${waitAtLeast} s`, waitAtLeast)
+          : new Error(message)
+      }
       return count
     },
   }
