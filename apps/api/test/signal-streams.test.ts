@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSignalsRepository } from '../src/modules/signals/signals-repository'
 import { eventually } from './helpers/billing'
 import { type EventStreamReader, openEventStream } from './helpers/event-stream'
 import { as, login, register, type Session } from './helpers/members'
@@ -147,6 +148,129 @@ describe('live signal streams', () => {
     } finally {
       stream.close()
     }
+  })
+
+  it('one event, each stream as its plans allow: holders of one plan share its verdict, two plans give the union', async () => {
+    const plans = (
+      await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/plans?limit=50` })
+    ).json().data.items as { id: string; slug: string }[]
+    const planId = (slug: string) => plans.find((plan) => plan.slug === slug)!.id
+    const categories = async (slug: string, signalCategories: 'all' | string[]) => {
+      const saved = await as(t.app, admin.accessToken, {
+        method: 'PUT',
+        url: `${API}/admin/plans/${planId(slug)}`,
+        payload: { places: { discordRoles: 'all', telegramChats: 'all', signalCategories } },
+      })
+      expect(saved.statusCode, saved.body).toBe(200)
+    }
+    const holder = async (...slugs: string[]) => {
+      const member = await register(t.app)
+      for (const slug of slugs) {
+        const granted = await as(t.app, admin.accessToken, {
+          method: 'POST',
+          url: `${API}/admin/users/${member.user.id}/grant`,
+          payload: { days: 30, planId: planId(slug) },
+        })
+        expect(granted.statusCode, granted.body).toBe(200)
+      }
+      return member
+    }
+    const publish = async (sport: string) => {
+      const response = await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/signals`,
+        payload: {
+          kind: 'pick',
+          sport,
+          league: 'Week 12',
+          event: 'Home vs Away',
+          startsAt: new Date(Date.now() + 10 * 60_000).toISOString(),
+          market: 'spread',
+          selection: `${sport} home -3.5`,
+          odds: 1.91,
+          stake: 1,
+          analysis: 'Bench of the stream verdicts.',
+        },
+      })
+      expect(response.statusCode, response.body).toBe(201)
+      return response.json().data.id as string
+    }
+    const contentOf = async (stream: EventStreamReader, id: string) =>
+      (
+        (await stream.next((event) => (event.data as { signal: { id: string } }).signal.id === id)) as {
+          signal: { content: unknown }
+        }
+      ).signal.content
+    // Weekly opens NBA only, yearly NFL only (named in another case: categories match regardless).
+    await categories('weekly', ['NBA'])
+    await categories('yearly', ['nfl'])
+    const streams: EventStreamReader[] = []
+    try {
+      const members = {
+        nba: [await holder('weekly'), await holder('weekly'), await holder('weekly')],
+        nfl: [await holder('yearly'), await holder('yearly')],
+        both: [await holder('weekly', 'yearly')],
+        none: [await register(t.app)],
+      }
+      const opened = Object.fromEntries(
+        await Promise.all(
+          Object.entries(members).map(async ([group, list]) => [
+            group,
+            await Promise.all(list.map((member) => open(member))),
+          ]),
+        ),
+      ) as Record<keyof typeof members, EventStreamReader[]>
+      streams.push(...Object.values(opened).flat())
+      for (const [sport, open] of [
+        ['NBA', ['nba', 'both']],
+        ['NFL', ['nfl', 'both']],
+      ] as const) {
+        const id = await publish(sport)
+        for (const [group, list] of Object.entries(opened)) {
+          for (const stream of list) {
+            const content = await contentOf(stream, id)
+            if ((open as readonly string[]).includes(group))
+              expect(content, `${group}, ${sport}`).not.toBeNull()
+            else expect(content, `${group}, ${sport}`).toBeNull()
+          }
+        }
+      }
+    } finally {
+      closeAll(streams)
+      await categories('weekly', 'all')
+      await categories('yearly', 'all')
+    }
+  })
+
+  it('a delivery drops the streams of sessions no longer signed in: revoked, of a disabled member, or gone', async () => {
+    const repo = createSignalsRepository(t.database.db)
+    const sessionsOf = async (member: Session) =>
+      (
+        await t.database.db
+          .selectFrom('sessions')
+          .select('id')
+          .where('user_id', '=', member.user.id)
+          .where('revoked_at', 'is', null)
+          .execute()
+      ).map((row) => row.id)
+    const [live, revoked, disabled] = [await register(t.app), await register(t.app), await register(t.app)]
+    const [liveSession] = await sessionsOf(live)
+    const [revokedSession] = await sessionsOf(revoked)
+    const [disabledSession] = await sessionsOf(disabled)
+    await t.database.db
+      .updateTable('sessions')
+      .set({ revoked_at: new Date(), revoke_reason: 'logout' })
+      .where('id', '=', revokedSession!)
+      .execute()
+    await t.database.db
+      .updateTable('users')
+      .set({ disabled_at: new Date() })
+      .where('id', '=', disabled.user.id)
+      .execute()
+    const gone = '00000000-0000-4000-8000-000000000000'
+    const ended = await repo.endedSessions([liveSession!, revokedSession!, disabledSession!, gone])
+    expect([...ended].sort()).toEqual([revokedSession!, disabledSession!, gone].sort())
+    expect(await repo.endedSessions([])).toEqual(new Set())
   })
 })
 

@@ -248,21 +248,22 @@ export function createSignalsRepository(db: Kysely<DB>) {
       }
     },
 
-    /** Of these sessions, the ones still signed in (not revoked, user not disabled). */
-    async liveSessions(sessionIds: string[]): Promise<Set<string>> {
-      const live = new Set<string>()
-      for (const ids of slices(sessionIds)) {
-        const rows = await db
-          .selectFrom('sessions')
-          .innerJoin('users', 'users.id', 'sessions.user_id')
-          .select('sessions.id')
-          .where('sessions.id', 'in', ids)
-          .where('sessions.revoked_at', 'is', null)
-          .where('users.disabled_at', 'is', null)
-          .execute()
-        for (const row of rows) live.add(row.id)
-      }
-      return live
+    /**
+     * Of these sessions, the ones no longer signed in (revoked, user disabled, gone): usually none. The
+     * ids go as one array parameter, so a delivery to 15,000 live streams is one statement that sends
+     * one value and reads back only the exceptions, whatever PostgreSQL's limit on parameters.
+     */
+    async endedSessions(sessionIds: readonly string[]): Promise<Set<string>> {
+      if (sessionIds.length === 0) return new Set()
+      const { rows } = await sql<{
+        id: string
+      }>`select asked.id from unnest(${sessionIds}::uuid[]) as asked (id)
+        where not exists (
+          select 1 from sessions join users on users.id = sessions.user_id
+          where sessions.id = asked.id and sessions.revoked_at is null and users.disabled_at is null)`.execute(
+        db,
+      )
+      return new Set(rows.map((row) => row.id))
     },
   }
 }
