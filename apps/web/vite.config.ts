@@ -1,11 +1,78 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { reactRouter } from '@react-router/dev/vite'
 import tailwindcss from '@tailwindcss/vite'
-import { defineConfig } from 'vite'
+import { defineConfig, type Plugin, type Rollup } from 'vite'
+// The shared package's paths module alone, by file: Vite loads this config with Node, which cannot import the package's TypeScript entry.
+import { API_BASE, paths, RENAMED_DASHBOARD_TABS } from '../../packages/shared/src/paths.ts'
+import { dashboardBootScript } from './app/lib/dashboard-boot.ts'
+import { STORAGE_KEYS } from './app/lib/storage-keys.ts'
+import { TAB_MODULES, TAB_REQUESTS } from './app/routes/dashboard-tab-preload.ts'
 
 const apiTarget = process.env.API_ORIGIN ?? 'http://127.0.0.1:3001'
+const root = import.meta.dirname
+const app = path.join(root, 'app')
+
+/**
+ * Writes the dashboard page's boot script (app/lib/dashboard-boot.ts) to build/dashboard-boot.json,
+ * with this build's addresses of the dashboard route's chunk and of each tab's chunks (and what they
+ * import, less what the page already preloads for the root route); scripts/dashboard-boot.mjs puts
+ * it into the SPA fallback page once React Router has rendered it. A tab module without a chunk
+ * stops the build: the list in routes/dashboard-tab-preload.ts has drifted from the code.
+ */
+function dashboardBoot(): Plugin {
+  return {
+    name: 'edgeclub-dashboard-boot',
+    applyToEnvironment: (environment) => environment.name === 'client',
+    generateBundle(_options, bundle) {
+      const chunks = Object.values(bundle).filter((item): item is Rollup.OutputChunk => item.type === 'chunk')
+      // The chunk each module ended up in (a tab's module may share a chunk with another).
+      const byModule = new Map<string, Rollup.OutputChunk>()
+      for (const chunk of chunks)
+        for (const id of chunk.moduleIds) byModule.set(path.relative(app, id.split('?')[0]!), chunk)
+      const closure = (start: Rollup.OutputChunk[]): string[] => {
+        const seen = new Set<string>()
+        const visit = (chunk: Rollup.OutputChunk | undefined) => {
+          if (!chunk || seen.has(chunk.fileName)) return
+          seen.add(chunk.fileName)
+          for (const file of chunk.imports) visit(bundle[file] as Rollup.OutputChunk | undefined)
+        }
+        for (const chunk of start) visit(chunk)
+        return [...seen]
+      }
+      const find = (module: string) => {
+        const chunk = byModule.get(module)
+        if (!chunk) throw new Error(`dashboard boot: no chunk for app/${module}`)
+        return chunk
+      }
+      const shell = new Set(closure([find('root.tsx')]))
+      const addresses = (modules: readonly string[]) =>
+        closure(modules.map(find))
+          .filter((file) => !shell.has(file))
+          .map((file) => `/${file}`)
+      const script = dashboardBootScript({
+        path: paths.dashboard,
+        keys: { token: STORAGE_KEYS.token, user: STORAGE_KEYS.user },
+        api: API_BASE,
+        route: addresses(['routes/dashboard.tsx']),
+        tabs: Object.fromEntries(
+          Object.entries(TAB_MODULES).map(([tab, modules]) => [tab, addresses(modules)]),
+        ),
+        requests: [{ path: '/auth/profile', auth: true }],
+        tabRequests: Object.fromEntries(
+          Object.entries(TAB_REQUESTS).map(([tab, requests]) => [tab, [...requests]]),
+        ),
+        renamed: { ...RENAMED_DASHBOARD_TABS },
+        fallbackTab: 'overview',
+      })
+      fs.mkdirSync(path.join(root, 'build'), { recursive: true })
+      fs.writeFileSync(path.join(root, 'build/dashboard-boot.json'), `${JSON.stringify({ script })}\n`)
+    },
+  }
+}
 
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter()],
+  plugins: [tailwindcss(), reactRouter(), dashboardBoot()],
   server: {
     port: Number(process.env.WEB_PORT ?? 3000),
     host: '127.0.0.1',

@@ -9,6 +9,7 @@ import {
 // Only zod's types: public pages load this file and must not load a validation library. The schemas
 // come from the callers, the member and admin screens, which load zod anyway.
 import type { z } from 'zod'
+import { takeEarlyResponse } from './dashboard-boot'
 import { session } from './session-store'
 
 /**
@@ -130,7 +131,11 @@ export function refreshAccessToken(): Promise<boolean> {
 }
 
 async function fetchWithRefresh(path: string, options: RequestOptions<unknown>): Promise<Response> {
-  const response = await send(path, options)
+  // A GET the dashboard page's boot script asked for before this code had arrived
+  // (lib/dashboard-boot.ts) is answered by that request, once; a failed one is sent again.
+  const early =
+    (options.method ?? 'GET') === 'GET' ? takeEarlyResponse(path, session.getState().token) : undefined
+  const response = early ? await early.catch(() => send(path, options)) : await send(path, options)
   if (response.status !== 401 || options.auth === false || !session.getState().refreshToken) return response
   return (await refreshAccessToken()) ? send(path, options) : response
 }

@@ -17,14 +17,24 @@ async function verifySession(): Promise<boolean> {
 }
 
 let early: Promise<boolean> | undefined
+/** The early check's answer, once it has come. */
+let earlyAnswer: boolean | undefined
 
 /**
  * Starts the check before the area's code has loaded, for a page opened at a signed-in area: the
- * guard then waits on this answer instead of asking once it has rendered. A page without a stored
- * session asks nothing (the guard sends it to the sign-in page).
+ * guard then waits on this answer instead of asking once it has rendered, and if the answer is
+ * already here when it first renders (the dashboard page's boot script asked before the app's code
+ * had arrived), there is nothing left to verify: it renders the area at once. `alongside` (the open
+ * tab's code) is waited for with the answer, so that the area renders with it rather than a moment
+ * before it (React would then hold the tab back for its 300 ms fallback time). A page without a
+ * stored session asks nothing (the guard sends it to the sign-in page).
  */
-export function startSessionCheck(): void {
-  if (isAuthenticated(session.getState())) early ??= verifySession()
+export function startSessionCheck(alongside?: Promise<unknown>): void {
+  if (isAuthenticated(session.getState()))
+    early ??= Promise.all([verifySession(), alongside?.catch(() => undefined)]).then(([accepted]) => {
+      earlyAnswer = accepted
+      return accepted
+    })
 }
 
 /**
@@ -35,17 +45,23 @@ export function startSessionCheck(): void {
 export function SessionGuard({ children }: { children: ReactNode }) {
   const navigate = useNavigate()
   const { isAuthenticated } = useSession()
-  const [verified, setVerified] = useState(false)
+  const [verified, setVerified] = useState(() => isAuthenticated && earlyAnswer === true)
 
   useEffect(() => {
     if (!isAuthenticated) {
       navigate(paths.login, { replace: true })
       return
     }
-    if (verified) return
+    if (verified) {
+      // The early answer is used once: a later visit to a signed-in area checks again.
+      early = undefined
+      earlyAnswer = undefined
+      return
+    }
     let cancelled = false
     const check = early ?? verifySession()
     early = undefined
+    earlyAnswer = undefined
     check.then((accepted) => {
       // A refused session was cleared by the API client; the check above then redirects.
       if (!cancelled && accepted) setVerified(true)

@@ -70,11 +70,13 @@ for (const tab of Object.keys(loaders) as DashboardTab[])
 /**
  * A page opened at the dashboard (root.tsx) asks for the open tab's code (Vite preloads a dynamic
  * import's dependencies together) and checks the session at once, while the route's code loads,
- * instead of the router starting, then the session check, then the tab's code. The tab's data is
- * asked for as it renders: asked for here too, it came back with the session check and the first
- * render, frame, sidebar and tab with its data, became one long task on a phone.
+ * instead of the router starting, then the session check, then the tab's code; the dashboard shows
+ * once both are here (lib/session-guard.tsx). The page's boot script (lib/dashboard-boot.ts) has
+ * usually sent both requests already, and the GETs some tabs' first screen waits for
+ * (routes/dashboard-tab-preload.ts). The tab's data is not asked for here: asked for by the app's
+ * code at this point, it came back with the session check and the first render, frame, sidebar and
+ * tab with its data, became one long task on a phone.
  */
 export function openDashboard(search: string): void {
-  void loadTab(tabFrom(new URLSearchParams(search).get('tab')))
-  startSessionCheck()
+  startSessionCheck(loadTab(tabFrom(new URLSearchParams(search).get('tab'))))
 }

@@ -1,0 +1,45 @@
+import type { DashboardTab } from '../features/dashboard/tabs'
+
+/**
+ * What the dashboard page's boot script (lib/dashboard-boot.ts) asks for while the app's own
+ * scripts are still arriving, per open tab. Unit tests keep both lists in step with the code.
+ */
+
+/**
+ * The modules each tab imports when it opens (routes/dashboard-tabs.tsx), relative to app/: the
+ * build looks their chunks up (vite.config.ts) and the boot script preloads the open tab's.
+ */
+export const TAB_MODULES: Readonly<Record<DashboardTab, readonly string[]>> = {
+  overview: ['features/dashboard/overview-tab.tsx'],
+  // The witness check (loaded after the first paint) is the Signals tab's largest content.
+  signals: ['features/signals/signals-tab.tsx', 'features/signals/record-witness-check.ts'],
+  subscription: ['features/subscriptions/subscription-tab.tsx'],
+  payments: ['features/payments/history-tab.tsx'],
+  tip: ['features/tips/tip-tab.tsx'],
+  community: ['features/community/community-tab.tsx'],
+  settings: [
+    'features/settings/settings-tab.tsx',
+    'features/settings/notifications-panel.tsx',
+    'features/community/discord-connection.tsx',
+    'features/community/telegram-card.tsx',
+  ],
+}
+
+/** A GET under the API base, exactly as the app asks for it (the API client takes the answer: lib/api-client.ts). */
+export interface EarlyRequest {
+  path: string
+  /** Sent with the stored token (false: a public answer, asked without it as the app does). */
+  auth: boolean
+}
+
+/**
+ * The data a tab's first screen waits for, asked for with the session check: the Subscription tab
+ * shows its plans once the membership above them is known (its status and the plans on sale), the
+ * Signals tab its feed once the member's access is known. Payment History's first screen (its
+ * heading) is up before its data, which is asked for as the tab renders, as before.
+ */
+const status: EarlyRequest = { path: '/subscriptions/status', auth: true }
+export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly EarlyRequest[]>>> = {
+  subscription: [status, { path: '/admin/plans/public/active', auth: false }],
+  signals: [status],
+}
