@@ -424,13 +424,18 @@ export function createTelegramService(deps: {
         `${userId}:${hashToken(entries.map((entry) => entry.link).join(' ')).slice(0, 16)}`
       // The first sync after Start answers it: tied, and every chat to join, in one message (so the
       // links never arrive before the welcome, whichever sync runs first).
-      if (!account.welcomed_at && (await repo.claimWelcome(account.id, now))) {
-        const name = await repo.memberFirstName(userId)
-        await queueMessage(
-          chatId,
-          texts.connected({ ...(name ? { name } : {}), moved: account.moved }, { links, granted }),
-          `welcome:${account.id}`,
-        )
+      if (!account.welcomed_at) {
+        if (await repo.claimWelcome(account.id, now)) {
+          const name = await repo.memberFirstName(userId)
+          await queueMessage(
+            chatId,
+            texts.connected({ ...(name ? { name } : {}), moved: account.moved }, { links, granted }),
+            `welcome:${account.id}`,
+          )
+        }
+        // Else another sync of this member, running at the same time, claimed the welcome: it lists
+        // every chat's link, the ones this sync recorded included (a link is the first one recorded,
+        // and it read or was handed each), so this one sends nothing, never links before the welcome.
       } else if (options.resend) {
         if (links.length > 0)
           await queueMessage(chatId, texts.links(links), `links:${keyOf(links)}:${now.valueOf()}`)
