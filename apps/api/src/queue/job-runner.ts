@@ -92,7 +92,7 @@ export function retryDelaySeconds(
 }
 
 /** The longest wait a RetryLater is granted: a service asking for more is tried again after this. */
-export const RETRY_LATER_MAX_SECONDS = 3600
+const RETRY_LATER_MAX_SECONDS = 3600
 
 /**
  * A failed try whose next one must wait at least `afterSeconds` (a service answered 429 or 503 with
@@ -328,7 +328,7 @@ export async function startJobs(
       : 0
     await db.transaction().execute(async (trx) => {
       await boss.fail(queue, job.id, output, { db: executorOf(trx) })
-      // Without a ceiling pg-boss has set its own backoff: the service's wait is only ever added to it.
+      // Without a ceiling pg-boss has set its own backoff: it stands unless the service asked for longer.
       await sql`update pgboss.job
         set start_after = greatest(${policy.retryCeiling ? sql`now()` : sql`start_after`}, now() + make_interval(secs => ${Math.max(own, asked)}))
         where name = ${queue} and id = ${job.id} and state = 'retry'`.execute(trx)

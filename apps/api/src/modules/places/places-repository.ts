@@ -1,4 +1,5 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
+import { isAnyOf } from '../../db/any-of'
 import { transactionRunner } from '../../db/transaction'
 import type { DB, PlaceKind, PlaceRow, PlanPlacesRow } from '../../db/types'
 import { hasAccessAt } from '../subscriptions/access-rule'
@@ -133,15 +134,12 @@ export function createPlacesRepository(db: Kysely<DB>) {
     /** The plans each of these members has access through now, by the access rule. */
     async currentPlans(userIds: readonly string[], now: Date, trx: Executor = db) {
       if (userIds.length === 0) return []
-      return (
-        trx
-          .selectFrom('subscriptions')
-          .select(['subscriptions.user_id', 'subscriptions.plan_id'])
-          // One array parameter, whatever the number of members (15,000 live streams, a mailing to all).
-          .where(sql<boolean>`subscriptions.user_id = any(${userIds}::uuid[])`)
-          .where((eb) => hasAccessAt(eb, now))
-          .execute()
-      )
+      return trx
+        .selectFrom('subscriptions')
+        .select(['subscriptions.user_id', 'subscriptions.plan_id'])
+        .where(isAnyOf('subscriptions.user_id', userIds))
+        .where((eb) => hasAccessAt(eb, now))
+        .execute()
     },
 
     /** Members who have access through the plan now (whose places follow its grant). */

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
+import { isAnyOf } from '../../db/any-of'
 import { transactionRunner } from '../../db/transaction'
 import type { DB, SignalLedgerRow, SignalRow } from '../../db/types'
 import { hasAccessAt } from '../subscriptions/access-rule'
@@ -218,20 +219,17 @@ export function createSignalsRepository(db: Kysely<DB>) {
     },
 
     /** Of these sessions, the ones still signed in, with their user's role now. */
-    async liveSessionRoles(sessionIds: string[]): Promise<Map<string, string>> {
-      const roles = new Map<string, string>()
-      for (const ids of slices(sessionIds)) {
-        const rows = await db
-          .selectFrom('sessions')
-          .innerJoin('users', 'users.id', 'sessions.user_id')
-          .select(['sessions.id', 'users.role'])
-          .where('sessions.id', 'in', ids)
-          .where('sessions.revoked_at', 'is', null)
-          .where('users.disabled_at', 'is', null)
-          .execute()
-        for (const row of rows) roles.set(row.id, row.role)
-      }
-      return roles
+    async liveSessionRoles(sessionIds: readonly string[]): Promise<Map<string, string>> {
+      if (sessionIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['sessions.id', 'users.role'])
+        .where(isAnyOf('sessions.id', sessionIds))
+        .where('sessions.revoked_at', 'is', null)
+        .where('users.disabled_at', 'is', null)
+        .execute()
+      return new Map(rows.map((row) => [row.id, row.role]))
     },
 
     /** Tells every instance listening on `channel` (delivered when this statement commits). */
@@ -268,10 +266,3 @@ export function createSignalsRepository(db: Kysely<DB>) {
   }
 }
 export type SignalsRepository = ReturnType<typeof createSignalsRepository>
-
-/** Lists of ids in slices that stay well within PostgreSQL's limit on a statement's parameters. */
-function slices<T>(items: readonly T[], size = 5_000): T[][] {
-  const out: T[][] = []
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size))
-  return out
-}
