@@ -7,7 +7,7 @@ import { defineConfig, type Plugin, type Rollup } from 'vite'
 import { API_BASE, paths, RENAMED_DASHBOARD_TABS } from '../../packages/shared/src/paths.ts'
 import { dashboardBootScript } from './app/lib/dashboard-boot.ts'
 import { STORAGE_KEYS } from './app/lib/storage-keys.ts'
-import { TAB_MODULES, TAB_REQUESTS } from './app/routes/dashboard-tab-preload.ts'
+import { FALLBACK_TAB, SESSION_CHECK, TAB_MODULES, TAB_REQUESTS } from './app/routes/dashboard-tab-preload.ts'
 
 const apiTarget = process.env.API_ORIGIN ?? 'http://127.0.0.1:3001'
 const root = import.meta.dirname
@@ -58,12 +58,12 @@ function dashboardBoot(): Plugin {
         tabs: Object.fromEntries(
           Object.entries(TAB_MODULES).map(([tab, modules]) => [tab, addresses(modules)]),
         ),
-        requests: [{ path: '/auth/profile', auth: true }],
+        requests: [SESSION_CHECK],
         tabRequests: Object.fromEntries(
           Object.entries(TAB_REQUESTS).map(([tab, requests]) => [tab, [...requests]]),
         ),
         renamed: { ...RENAMED_DASHBOARD_TABS },
-        fallbackTab: 'overview',
+        fallbackTab: FALLBACK_TAB,
       })
       fs.mkdirSync(path.join(root, 'build'), { recursive: true })
       fs.writeFileSync(path.join(root, 'build/dashboard-boot.json'), `${JSON.stringify({ script })}\n`)

@@ -3,7 +3,8 @@ import path from 'node:path'
 import vm from 'node:vm'
 import { API_BASE, paths } from '@edgeclub/shared'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { TAB_MODULES, TAB_REQUESTS } from '../routes/dashboard-tab-preload'
+import { tabFrom } from '../features/dashboard/tabs'
+import { FALLBACK_TAB, SESSION_CHECK, TAB_MODULES, TAB_REQUESTS } from '../routes/dashboard-tab-preload'
 import { apiRequest } from './api-client'
 import { type DashboardBoot, type DashboardBootConfig, dashboardBootScript } from './dashboard-boot'
 import { session } from './session-store'
@@ -196,5 +197,11 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
     for (const requests of Object.values(TAB_REQUESTS))
       for (const request of requests ?? []) expect(sources).toContain(`'${request.path}'`)
     expect(read('features/signals/record-witness.tsx')).toContain("import('./record-witness-check')")
+    expect(read('lib/session-guard.tsx')).toContain(`apiRequest('${SESSION_CHECK.path}'`)
+  })
+
+  it('opens the tab the app opens without ?tab= or with an unknown one', () => {
+    expect(tabFrom(null)).toBe(FALLBACK_TAB)
+    expect(tabFrom('nope')).toBe(FALLBACK_TAB)
   })
 })

@@ -39,6 +39,10 @@ export interface EarlyRequest {
  * heading) is up before its data, which is asked for as the tab renders, as before.
  */
 const status: EarlyRequest = { path: '/subscriptions/status', auth: true }
+/** Asked on every tab: the session check (lib/session-guard.tsx). */
+export const SESSION_CHECK: EarlyRequest = { path: '/auth/profile', auth: true }
+/** The tab opened without ?tab= or with an unknown one (features/dashboard/tabs.ts, tabFrom). */
+export const FALLBACK_TAB: DashboardTab = 'overview'
 export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly EarlyRequest[]>>> = {
   subscription: [status, { path: '/admin/plans/public/active', auth: false }],
   signals: [status],
