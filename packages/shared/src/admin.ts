@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { PublicUserSchema, USER_ROLES } from './auth'
-import { TRIAL_DAYS_MAX } from './billing'
+import { TRIAL_DAYS_MAX } from './billing-rules'
 import { DISCORD_LINK_STATES } from './community'
 import { PageQuerySchema, PaginationSchema } from './list-query'
 import { PAYMENT_STATUSES, PaymentViewSchema } from './payments'

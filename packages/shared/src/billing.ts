@@ -1,13 +1,11 @@
 import { z } from 'zod'
+import { CANCEL_REASONS, PAUSE_PERIODS } from './billing-rules'
 import { text } from './text'
 
 /**
  * The levers a club owner runs revenue with: promo codes, trials, plan changes, pauses, card
  * recovery and the offer at cancel. Schemas of requests and answers, and the texts both sides show.
  */
-
-export const TRIAL_DAYS_MAX = 90
-export const PAUSE_PERIODS = [1, 2, 3] as const
 
 export const billingMessages = {
   promoUnknown: 'This code does not exist',
@@ -220,22 +218,6 @@ export const CardUpdateResultSchema = z.object({
 })
 export type CardUpdateResult = z.infer<typeof CardUpdateResultSchema>
 
-export const CANCEL_REASONS = [
-  'too_expensive',
-  'not_using',
-  'results',
-  'switching',
-  'temporary',
-  'other',
-] as const
-export const CANCEL_REASON_LABELS: Record<(typeof CANCEL_REASONS)[number], string> = {
-  too_expensive: 'It costs too much',
-  not_using: 'I am not using it enough',
-  results: 'The picks did not work for me',
-  switching: 'I am moving to another service',
-  temporary: 'I need a break',
-  other: 'Something else',
-}
 export const CancelRequestSchema = z.object({
   reason: z.enum(CANCEL_REASONS, 'Choose a reason').optional(),
   detail: text({ multiline: true }).trim().max(500, 'At most 500 characters').optional(),

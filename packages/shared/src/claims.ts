@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { site } from './site'
 import { text } from './text'
 
 /**
@@ -8,17 +7,6 @@ import { text } from './text'
  * may show the record's own win rate (with its sample and period) instead. The admin console warns
  * when a typed claim contradicts the record.
  */
-
-export const CLAIM_KEYS = ['members', 'aiAccuracy', 'winRate', 'trackRecord'] as const
-export type ClaimKey = (typeof CLAIM_KEYS)[number]
-export type ClaimTexts = Record<ClaimKey, string>
-
-export const DEFAULT_CLAIMS: ClaimTexts = {
-  members: site.figures.members,
-  aiAccuracy: site.figures.aiAccuracy,
-  winRate: site.figures.winRate,
-  trackRecord: site.figures.trackRecord,
-}
 
 /** A typed win rate further than this from the record's is flagged as contradicting it. */
 export const CLAIM_WIN_RATE_TOLERANCE = 0.02

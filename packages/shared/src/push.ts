@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SPORTS } from './signals'
+import { SPORTS } from './signal-rules'
 import { text } from './text'
 
 /**

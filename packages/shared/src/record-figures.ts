@@ -18,17 +18,15 @@ import {
   sharpeRatio,
   wilsonInterval,
 } from './record-statistics'
-import {
-  type PickBreakdownRow,
-  type PickFigures,
-  type RecordStats,
-  roundUnits,
-  type SignalContent,
-  type SignalKind,
-  type SignalRecord,
-  type SignalResult,
-  type SignalView,
-  type TradeFigures,
+import { roundUnits, type SignalKind, type SignalResult } from './signal-rules'
+import type {
+  PickBreakdownRow,
+  PickFigures,
+  RecordStats,
+  SignalContent,
+  SignalRecord,
+  SignalView,
+  TradeFigures,
 } from './signals'
 
 /**
