@@ -9,6 +9,22 @@ import { dashboardBootScript } from './app/lib/dashboard-boot.ts'
 import { STORAGE_KEYS } from './app/lib/storage-keys.ts'
 import { FALLBACK_TAB, SESSION_CHECK, TAB_MODULES, TAB_REQUESTS } from './app/routes/dashboard-tab-preload.ts'
 
+/**
+ * The shared package's modules that build zod schemas. They stay out of the `common` chunk, which
+ * every screen loads: zod would come with them. The member screens check answers with schemas
+ * loaded on demand (app/lib/contract.ts), so the dashboard's first load has no zod.
+ */
+const sharedSource = path.join(import.meta.dirname, '../../packages/shared/src')
+const schemaModules = new Set(
+  fs
+    .readdirSync(sharedSource)
+    .filter(
+      (file) =>
+        file.endsWith('.ts') && /from 'zod'/.test(fs.readFileSync(path.join(sharedSource, file), 'utf8')),
+    )
+    .map((file) => path.join(sharedSource, file)),
+)
+
 const apiTarget = process.env.API_ORIGIN ?? 'http://127.0.0.1:3001'
 const root = import.meta.dirname
 const app = path.join(root, 'app')
@@ -93,16 +109,25 @@ export default defineConfig({
           groups: [
             {
               name: 'vendor',
-              test: /node_modules[\\/](react|react-dom|react-router|scheduler|cookie|set-cookie-parser|@tanstack|zod)[\\/]/,
+              test: /node_modules[\\/](react|react-dom|react-router|scheduler|cookie|set-cookie-parser|@tanstack)[\\/]/,
               minShareCount: 2,
               priority: 2,
+            },
+            {
+              // Its own chunk, loaded only by what checks or validates with it (never the first load of
+              // a member screen or a public page).
+              name: 'zod',
+              test: /node_modules[\\/]zod[\\/]/,
+              priority: 3,
             },
             {
               name: 'common',
               test: (id) =>
                 /apps[\\/]web[\\/]app[\\/](lib[\\/]|components[\\/]|routes[\\/]dashboard-tabs|features[\\/]dashboard[\\/]tabs|features[\\/]auth[\\/]auth-api)|packages[\\/]shared[\\/]/.test(
                   id,
-                ) && !/stripe|card-field|card-payment/.test(id),
+                ) &&
+                !/stripe|card-field|card-payment/.test(id) &&
+                !schemaModules.has(id),
               minShareCount: 2,
             },
           ],

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { forgotPassword, login, logout, register, resetPassword } from '../features/auth/auth-api'
 import { apiRequest, ContractDriftError, refreshAccessToken } from './api-client'
 import { createPaymentIntent } from './checkout-api'
+import { contract } from './contract'
 import { fetchPaymentHistory } from './payment-history-api'
 import { fetchActivePlans } from './plans-api'
 import { LOADING_AREAS, session } from './session-store'
@@ -317,6 +318,38 @@ describe('answers that drift from their schema', () => {
     const production = await apiRequest('/subscriptions/status', { schema: AccessStatusSchema })
     expect(production.data).toEqual(status)
     expect(logged).not.toHaveBeenCalled()
+  })
+
+  it('by name, in a development or test build: the schema is loaded and the drift thrown before the screen gets anything', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    answer = () => json(200, { success: true, data: drifted })
+
+    const call = apiRequest('/subscriptions/status', { schema: contract('AccessStatusSchema') })
+
+    await expect(call).rejects.toBeInstanceOf(ContractDriftError)
+    expect(logged).toHaveBeenCalledWith(driftReport)
+  })
+
+  it('by name, in a production build: the screen gets the data at once, and the drift is logged once the first screen is up', async () => {
+    vi.stubEnv('PROD', true)
+    vi.stubEnv('DEV', false)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] })
+    try {
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+      answer = () => json(200, { success: true, data: drifted })
+
+      const result = await apiRequest('/subscriptions/status', { schema: contract('AccessStatusSchema') })
+
+      expect(result.data).toEqual(drifted)
+      // zod and the schemas are not even loaded before the page has been up for two seconds.
+      await vi.advanceTimersByTimeAsync(1_900)
+      expect(logged).not.toHaveBeenCalled()
+      await vi.advanceTimersByTimeAsync(200)
+      await vi.waitFor(() => expect(logged).toHaveBeenCalledWith(driftReport))
+      expect(logged).toHaveBeenCalledTimes(1)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('a refused call is still a failure with the server message, never a drift', async () => {

@@ -9,6 +9,8 @@ import {
 // Only zod's types: public pages load this file and must not load a validation library. The schemas
 // come from the callers, the member and admin screens, which load zod anyway.
 import type { z } from 'zod'
+import { afterFirstScreen } from './after-first-screen'
+import { type Contract, isNamed } from './contract'
 import { takeEarlyResponse } from './dashboard-boot'
 import { session } from './session-store'
 
@@ -36,8 +38,8 @@ export interface RequestOptions<T = unknown> {
   /** Send the bearer token (every call but the public ones). */
   auth?: boolean
   signal?: AbortSignal
-  /** The shared schema of the envelope's `data`: a successful answer is checked with it (checkContract). */
-  schema?: z.ZodType<T>
+  /** The shared schema of the envelope's `data`, or its name: a successful answer is checked with it (checkAnswer). */
+  schema?: Contract<T>
 }
 
 class ApiRequestError extends Error {
@@ -87,6 +89,24 @@ export function checkContract<T>(request: string, schema: z.ZodType<T>, data: un
   console.error(drift.message)
   if (!import.meta.env.PROD) throw drift
   return data as T
+}
+
+/**
+ * checkContract for a schema at hand or named (lib/contract.ts). A named one is loaded first: a
+ * development or test build waits for it and checks as checkContract does; a production build hands
+ * the screen the data as received at once and checks it once the first screen is up (afterFirstScreen),
+ * so that a member's first screen never waits for zod. The API serializes every answer with the same
+ * schema, so the data is what the check would return; a drift is logged all the same.
+ */
+export function checkAnswer<T>(request: string, contract: Contract<T>, data: unknown): Promise<T> {
+  if (!isNamed(contract)) return Promise.resolve(checkContract(request, contract, data))
+  const check = () => contract.load().then((schema) => checkContract(request, schema, data))
+  if (!import.meta.env.PROD) return check()
+  afterFirstScreen(() => {
+    // A check that could not load (offline) has nothing to report; checkContract itself never throws here.
+    check().catch(() => undefined)
+  })
+  return Promise.resolve(data as T)
 }
 
 function send(path: string, options: RequestOptions<unknown>): Promise<Response> {
@@ -141,7 +161,7 @@ async function fetchWithRefresh(path: string, options: RequestOptions<unknown>):
 }
 
 /**
- * One API call. With `schema`, a successful answer's data is checked (checkContract); without it
+ * One API call. With `schema`, a successful answer's data is checked (checkAnswer); without it
  * (the public pages, which load no schemas) the data is the caller's to check.
  */
 export async function apiRequest<T = unknown>(
@@ -160,7 +180,7 @@ export async function apiRequest<T = unknown>(
       )
     }
     const data = options.schema
-      ? checkContract(`${options.method ?? 'GET'} ${path}`, options.schema, body?.data)
+      ? await checkAnswer(`${options.method ?? 'GET'} ${path}`, options.schema, body?.data)
       : (body?.data as T | undefined)
     return { success: true, ...body, data, status: response.status }
   } catch (error) {
@@ -181,7 +201,7 @@ export async function apiRequest<T = unknown>(
 }
 
 /** GET `path`, checked with its schema: the data, or an Error with the server's message. */
-export async function fetchData<T>(path: string, schema: z.ZodType<T>): Promise<T> {
+export async function fetchData<T>(path: string, schema: Contract<T>): Promise<T> {
   const result = await apiRequest(path, { schema })
   if (!result.success || result.data === undefined) throw new Error(result.error ?? 'Could not load')
   return result.data
@@ -191,7 +211,7 @@ export async function fetchData<T>(path: string, schema: z.ZodType<T>): Promise<
 export async function act<T>(
   path: string,
   method: 'POST' | 'PUT' | 'DELETE',
-  schema: z.ZodType<T>,
+  schema: Contract<T>,
   body?: unknown,
 ): Promise<{ message: string; data: T }> {
   const result = await apiRequest(path, { method, body, schema })

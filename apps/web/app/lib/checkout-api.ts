@@ -1,14 +1,8 @@
-import {
-  CryptoCheckoutSchema,
-  PaymentConfirmationSchema,
-  type PaymentIntent,
-  PaymentIntentSchema,
-  type Plan,
-  PromoQuoteSchema,
-} from '@edgeclub/shared'
+import type { PaymentIntent, Plan } from '@edgeclub/shared'
 import { useEffect, useState } from 'react'
 import { apiRequest } from './api-client'
 import { getClientConfig } from './client-config'
+import { contract } from './contract'
 
 /**
  * The navigation state the payment page needs: without it, it sends the member back to choose a
@@ -26,7 +20,7 @@ export function createPaymentIntent(planId: string, promoCode?: string) {
   return apiRequest('/payments/create-intent', {
     method: 'POST',
     body: { planId, currency: 'USD', ...(promoCode ? { promoCode } : {}) },
-    schema: PaymentIntentSchema,
+    schema: contract('PaymentIntentSchema'),
   })
 }
 
@@ -35,14 +29,14 @@ export function createCryptoCheckout(planId: string, promoCode?: string) {
   return apiRequest('/payments/create-crypto', {
     method: 'POST',
     body: { planId, ...(promoCode ? { promoCode } : {}) },
-    schema: CryptoCheckoutSchema,
+    schema: contract('CryptoCheckoutSchema'),
   })
 }
 
 /** GET /promo-codes/:code?planId=: the first payment with the code, or the server's reason it is refused. */
 export function fetchPromoQuote(code: string, planId: string) {
   return apiRequest(`/promo-codes/${encodeURIComponent(code)}?planId=${encodeURIComponent(planId)}`, {
-    schema: PromoQuoteSchema,
+    schema: contract('PromoQuoteSchema'),
   })
 }
 
@@ -63,7 +57,7 @@ export function confirmPayment(paymentIntentId: string) {
   return apiRequest('/payments/confirm', {
     method: 'POST',
     body: { paymentIntentId },
-    schema: PaymentConfirmationSchema,
+    schema: contract('PaymentConfirmationSchema'),
   })
 }
 
@@ -72,6 +66,6 @@ export function confirmTrial(setupIntentId: string) {
   return apiRequest('/payments/confirm', {
     method: 'POST',
     body: { setupIntentId },
-    schema: PaymentConfirmationSchema,
+    schema: contract('PaymentConfirmationSchema'),
   })
 }

@@ -1,7 +1,8 @@
-import { PublicUserSchema, paths } from '@edgeclub/shared'
+import { paths } from '@edgeclub/shared'
 import { type ReactNode, useEffect, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { apiRequest } from './api-client'
+import { contract } from './contract'
 import { isAuthenticated, session } from './session-store'
 import { useSession } from './use-session'
 
@@ -11,7 +12,7 @@ import { useSession } from './use-session'
  * cannot be reached does not lock the member out: every call is checked on the server anyway.
  */
 async function verifySession(): Promise<boolean> {
-  const result = await apiRequest('/auth/profile', { schema: PublicUserSchema })
+  const result = await apiRequest('/auth/profile', { schema: contract('PublicUserSchema') })
   if (result.success && result.data) session.setUser(result.data)
   return result.success || result.code !== 'UNAUTHORIZED'
 }

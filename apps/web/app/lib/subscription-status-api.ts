@@ -1,6 +1,7 @@
-import { type AccessStatus, AccessStatusSchema } from '@edgeclub/shared'
+import type { AccessStatus } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from './api-client'
+import { contract } from './contract'
 
 export const subscriptionKeys = {
   status: ['subscription-status'] as const,
@@ -8,7 +9,7 @@ export const subscriptionKeys = {
 
 /** GET /subscriptions/status: whether the member has access (decided by the server) and their current plan. */
 export async function fetchSubscriptionStatus(): Promise<AccessStatus> {
-  const result = await apiRequest('/subscriptions/status', { schema: AccessStatusSchema })
+  const result = await apiRequest('/subscriptions/status', { schema: contract('AccessStatusSchema') })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Failed to load your subscription')
   return result.data
 }

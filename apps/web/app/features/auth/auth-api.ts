@@ -1,5 +1,6 @@
-import { AuthSessionSchema, type RegisterForm } from '@edgeclub/shared'
+import type { RegisterForm } from '@edgeclub/shared'
 import { apiRequest } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 import { session } from '../../lib/session-store'
 import { STORAGE_KEYS } from '../../lib/storage-keys'
 
@@ -19,7 +20,7 @@ export function login(email: string, password: string, rememberMe: boolean) {
       method: 'POST',
       body: { email, password, rememberMe },
       auth: false,
-      schema: AuthSessionSchema,
+      schema: contract('AuthSessionSchema'),
     })
     if (result.success && result.data) {
       session.signIn(result.data.user, result.data.tokens)
@@ -38,7 +39,7 @@ export function register(form: RegisterForm) {
       method: 'POST',
       body,
       auth: false,
-      schema: AuthSessionSchema,
+      schema: contract('AuthSessionSchema'),
     })
     if (result.success && result.data) session.signIn(result.data.user, result.data.tokens)
     return result

@@ -1,13 +1,7 @@
-import {
-  type DiscordCallback,
-  DiscordConnectResultSchema,
-  DiscordConnectStartSchema,
-  DiscordDisconnectResultSchema,
-  DiscordInviteSchema,
-  DiscordStatusSchema,
-} from '@edgeclub/shared'
+import type { DiscordCallback } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 
 export const communityKeys = { status: ['discord-status'] as const }
 
@@ -15,7 +9,7 @@ export function useDiscordStatus() {
   return useQuery({
     queryKey: communityKeys.status,
     queryFn: async () => {
-      const result = await apiRequest('/discord/status', { schema: DiscordStatusSchema })
+      const result = await apiRequest('/discord/status', { schema: contract('DiscordStatusSchema') })
       if (!result.success || !result.data)
         throw new Error(result.error ?? 'Could not load your Discord status')
       return result.data
@@ -27,12 +21,12 @@ export function useDiscordStatus() {
 
 /** POST /discord/create-invite, with no body: the server knows who is asking. */
 export function createInvite() {
-  return apiRequest('/discord/create-invite', { method: 'POST', schema: DiscordInviteSchema })
+  return apiRequest('/discord/create-invite', { method: 'POST', schema: contract('DiscordInviteSchema') })
 }
 
 /** POST /discord/connect: Discord's consent page for this member, with a fresh single-use state. */
 export function startDiscordConnect() {
-  return apiRequest('/discord/connect', { method: 'POST', schema: DiscordConnectStartSchema })
+  return apiRequest('/discord/connect', { method: 'POST', schema: contract('DiscordConnectStartSchema') })
 }
 
 /** POST /discord/connect/callback: what Discord put on the redirect URI, for the server to finish. */
@@ -40,12 +34,15 @@ export function completeDiscordConnect(callback: DiscordCallback) {
   return apiRequest('/discord/connect/callback', {
     method: 'POST',
     body: callback,
-    schema: DiscordConnectResultSchema,
+    schema: contract('DiscordConnectResultSchema'),
   })
 }
 
 export function disconnectDiscord() {
-  return apiRequest('/discord/disconnect', { method: 'POST', schema: DiscordDisconnectResultSchema })
+  return apiRequest('/discord/disconnect', {
+    method: 'POST',
+    schema: contract('DiscordDisconnectResultSchema'),
+  })
 }
 
 /** What the Connect Discord return page hands the Community tab (navigation state). */

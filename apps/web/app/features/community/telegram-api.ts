@@ -1,6 +1,6 @@
-import { TelegramConnectSchema, TelegramDisconnectResultSchema, TelegramStatusSchema } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 
 export const telegramKeys = { status: ['telegram-status'] as const }
 
@@ -8,7 +8,7 @@ export function useTelegramStatus() {
   return useQuery({
     queryKey: telegramKeys.status,
     queryFn: async () => {
-      const result = await apiRequest('/telegram/status', { schema: TelegramStatusSchema })
+      const result = await apiRequest('/telegram/status', { schema: contract('TelegramStatusSchema') })
       if (!result.success || !result.data)
         throw new Error(result.error ?? 'Could not load your Telegram status')
       return result.data
@@ -24,13 +24,20 @@ export function useTelegramStatus() {
 
 /** POST /telegram/connect: a one-time deep link to the bot for this member. */
 export function connectTelegram() {
-  return apiRequest('/telegram/connect', { method: 'POST', schema: TelegramConnectSchema })
+  return apiRequest('/telegram/connect', { method: 'POST', schema: contract('TelegramConnectSchema') })
 }
 
 export function disconnectTelegram() {
-  return apiRequest('/telegram/disconnect', { method: 'POST', schema: TelegramDisconnectResultSchema })
+  return apiRequest('/telegram/disconnect', {
+    method: 'POST',
+    schema: contract('TelegramDisconnectResultSchema'),
+  })
 }
 
 export function saveTelegramSettings(settings: { reminders: boolean }) {
-  return apiRequest('/telegram/settings', { method: 'PUT', body: settings, schema: TelegramStatusSchema })
+  return apiRequest('/telegram/settings', {
+    method: 'PUT',
+    body: settings,
+    schema: contract('TelegramStatusSchema'),
+  })
 }

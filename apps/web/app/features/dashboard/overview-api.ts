@@ -1,11 +1,12 @@
-import { type PaymentSummary, PaymentSummarySchema } from '@edgeclub/shared'
+import type { PaymentSummary } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 import { paymentKeys } from '../../lib/payment-history-api'
 
 /** What the member has paid in total, per currency, counting completed payments only. */
 async function fetchPaymentSummary(): Promise<PaymentSummary> {
-  const result = await apiRequest('/payments/summary', { schema: PaymentSummarySchema })
+  const result = await apiRequest('/payments/summary', { schema: contract('PaymentSummarySchema') })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Failed to load your payments')
   return result.data
 }

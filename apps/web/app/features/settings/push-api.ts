@@ -1,7 +1,8 @@
-import { PushKeySchema, type PushPreferences, PushSettingsSchema } from '@edgeclub/shared'
+import type { PushPreferences } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { apiRequest } from '../../lib/api-client'
 import { getClientConfig } from '../../lib/client-config'
+import { contract } from '../../lib/contract'
 import { activeDashboardWorker } from '../../lib/service-worker'
 
 export const pushKeys = { settings: ['push-settings'] as const }
@@ -10,7 +11,7 @@ export function usePushSettings() {
   return useQuery({
     queryKey: pushKeys.settings,
     queryFn: async () => {
-      const result = await apiRequest('/push/preferences', { schema: PushSettingsSchema })
+      const result = await apiRequest('/push/preferences', { schema: contract('PushSettingsSchema') })
       if (!result.success || !result.data)
         throw new Error(result.error ?? 'Could not load your notifications')
       return result.data
@@ -64,7 +65,7 @@ export async function turnOn(preferences: PushPreferences): Promise<Outcome> {
       ok: false,
       message: 'This browser could not start the dashboard’s service worker. Reload and try again.',
     }
-  const key = await apiRequest('/push/key', { schema: PushKeySchema })
+  const key = await apiRequest('/push/key', { schema: contract('PushKeySchema') })
   if (!key.success || !key.data) return { ok: false, message: key.error ?? 'Could not reach EdgeClub.' }
   const config = await getClientConfig().catch(() => null)
   let subscription: { endpoint: string; keys: { p256dh: string; auth: string } }
@@ -81,7 +82,7 @@ export async function turnOn(preferences: PushPreferences): Promise<Outcome> {
   const saved = await apiRequest('/push/subscriptions', {
     method: 'POST',
     body: { subscription, preferences },
-    schema: PushSettingsSchema,
+    schema: contract('PushSettingsSchema'),
   })
   if (!saved.success) return { ok: false, message: saved.error ?? 'Could not turn notifications on.' }
   if (config?.pushStandInUrl) localStorage.setItem(STAND_IN_KEY, subscription.endpoint)
@@ -119,7 +120,7 @@ export async function turnOff(endpoint: string): Promise<Outcome> {
   const removed = await apiRequest('/push/subscriptions', {
     method: 'DELETE',
     body: { endpoint },
-    schema: PushSettingsSchema,
+    schema: contract('PushSettingsSchema'),
   })
   localStorage.removeItem(STAND_IN_KEY)
   const registration = await navigator.serviceWorker.getRegistration()
@@ -130,5 +131,9 @@ export async function turnOff(endpoint: string): Promise<Outcome> {
 }
 
 export function savePreferences(preferences: PushPreferences) {
-  return apiRequest('/push/preferences', { method: 'PUT', body: preferences, schema: PushSettingsSchema })
+  return apiRequest('/push/preferences', {
+    method: 'PUT',
+    body: preferences,
+    schema: contract('PushSettingsSchema'),
+  })
 }

@@ -1,5 +1,5 @@
-import { PasswordChangedSchema, PublicUserSchema } from '@edgeclub/shared'
 import { apiRequest } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 import { session } from '../../lib/session-store'
 
 /** Profile or email changes; the stored user follows what the server saved. */
@@ -7,7 +7,7 @@ export async function updateProfile(changes: Record<string, unknown>) {
   const result = await apiRequest('/auth/profile', {
     method: 'PUT',
     body: changes,
-    schema: PublicUserSchema,
+    schema: contract('PublicUserSchema'),
   })
   if (result.success && result.data) session.setUser(result.data)
   return result
@@ -18,7 +18,7 @@ export async function changePassword(currentPassword: string, newPassword: strin
   const result = await apiRequest('/auth/password', {
     method: 'PUT',
     body: { currentPassword, newPassword },
-    schema: PasswordChangedSchema,
+    schema: contract('PasswordChangedSchema'),
   })
   if (result.success && result.data) session.setTokens(result.data.tokens)
   return result

@@ -1,15 +1,7 @@
-import {
-  RecordSchema,
-  type SettleSignal,
-  type SignalInput,
-  type SignalKind,
-  type SignalPage,
-  SignalPageSchema,
-  type SignalRecord,
-  SignalViewSchema,
-} from '@edgeclub/shared'
+import type { SettleSignal, SignalInput, SignalKind, SignalPage, SignalRecord } from '@edgeclub/shared'
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { act, apiRequest, fetchData } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 
 /**
  * The signal room's calls for signed-in readers: members' feed and own record, and what staff
@@ -32,13 +24,13 @@ export const signalKeys = {
 const FEED_PAGE_SIZE = 20
 
 /** GET /signals, newest first: full content for members with access, the public view for the others. */
-async function fetchSignalPage(filter: FeedFilter, cursor?: number): Promise<SignalPage> {
+export async function fetchSignalPage(filter: FeedFilter, cursor?: number): Promise<SignalPage> {
   const params = new URLSearchParams({ limit: String(FEED_PAGE_SIZE) })
   const kind = filter.sport ? 'pick' : filter.kind
   if (kind) params.set('kind', kind)
   if (filter.sport) params.set('category', filter.sport)
   if (cursor) params.set('cursor', String(cursor))
-  const result = await apiRequest(`/signals?${params}`, { schema: SignalPageSchema })
+  const result = await apiRequest(`/signals?${params}`, { schema: contract('SignalPageSchema') })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Could not load the signals')
   return result.data
 }
@@ -54,7 +46,9 @@ export function useSignalFeed(filter: FeedFilter) {
 
 /** GET /record?since=…: the record of the signals published since the member joined. */
 async function fetchOwnRecord(since: string): Promise<SignalRecord> {
-  const result = await apiRequest(`/record?since=${encodeURIComponent(since)}`, { schema: RecordSchema })
+  const result = await apiRequest(`/record?since=${encodeURIComponent(since)}`, {
+    schema: contract('RecordSchema'),
+  })
   if (!result.success || !result.data) throw new Error(result.error ?? 'Could not load your record')
   return result.data
 }
@@ -77,7 +71,7 @@ export function useAdminSignals(kind: SignalKind | '') {
       const params = new URLSearchParams({ limit: '20' })
       if (kind) params.set('kind', kind)
       if (pageParam) params.set('cursor', String(pageParam))
-      return fetchData(`/signals?${params}`, SignalPageSchema)
+      return fetchData(`/signals?${params}`, contract('SignalPageSchema'))
     },
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,
@@ -87,15 +81,15 @@ export function useAdminSignals(kind: SignalKind | '') {
 }
 
 export function publishSignal(input: SignalInput) {
-  return act('/signals', 'POST', SignalViewSchema, input)
+  return act('/signals', 'POST', contract('SignalViewSchema'), input)
 }
 
 export function settleSignal(id: string, settlement: SettleSignal) {
-  return act(`/signals/${encodeURIComponent(id)}/settle`, 'POST', SignalViewSchema, settlement)
+  return act(`/signals/${encodeURIComponent(id)}/settle`, 'POST', contract('SignalViewSchema'), settlement)
 }
 
 export function voidSignal(id: string, reason: string, afterStart = false) {
-  return act(`/signals/${encodeURIComponent(id)}/void`, 'POST', SignalViewSchema, {
+  return act(`/signals/${encodeURIComponent(id)}/void`, 'POST', contract('SignalViewSchema'), {
     reason,
     ...(afterStart ? { afterStart: true } : {}),
   })

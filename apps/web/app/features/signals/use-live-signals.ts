@@ -1,7 +1,8 @@
-import { type SignalEvent, SignalEventSchema, type SignalView } from '@edgeclub/shared'
+import type { SignalEvent, SignalView } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
-import { checkContract } from '../../lib/api-client'
+import { checkAnswer } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 import { openLiveStream, type StreamStatus } from '../../lib/event-stream'
 import { signalKeys } from './signals-api'
 
@@ -42,33 +43,34 @@ export function useLiveSignals(onEvent?: (event: SignalEvent) => void) {
       },
       onEvent: (message) => {
         if (message.event !== 'signal') return
-        let event: SignalEvent
+        let data: unknown
         try {
-          event = checkContract('GET /signals/stream', SignalEventSchema, JSON.parse(message.data))
-        } catch (error) {
-          // Not the shape this build reads: reported (checkContract logs it), and skipped.
-          if (!(error instanceof SyntaxError)) throw error
+          data = JSON.parse(message.data)
+        } catch {
           return
         }
-        setLive((current) => {
-          const known = current.get(event.signal.id)
-          if (known && known.seq > event.seq) return current
-          const next = new Map(current)
-          next.set(event.signal.id, {
-            signal: event.signal,
-            type: event.type,
-            seq: event.seq,
-            publishedLive: Boolean(known?.publishedLive) || event.type === 'published',
-            receivedAt: Date.now(),
-          })
-          return next
-        })
-        // A settlement moves the member's record.
-        if (event.type !== 'published')
-          void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
-        onEventRef.current?.(event)
+        // Events are applied in the order they came: each waits on the same load of the schema.
+        void checkAnswer('GET /signals/stream', contract('SignalEventSchema'), data).then(apply)
       },
     })
+    const apply = (event: SignalEvent) => {
+      setLive((current) => {
+        const known = current.get(event.signal.id)
+        if (known && known.seq > event.seq) return current
+        const next = new Map(current)
+        next.set(event.signal.id, {
+          signal: event.signal,
+          type: event.type,
+          seq: event.seq,
+          publishedLive: Boolean(known?.publishedLive) || event.type === 'published',
+          receivedAt: Date.now(),
+        })
+        return next
+      })
+      // A settlement moves the member's record.
+      if (event.type !== 'published') void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
+      onEventRef.current?.(event)
+    }
     return () => stream.close()
   }, [queryClient])
 

@@ -1,17 +1,6 @@
-import {
-  type CancelRequest,
-  CancelResultSchema,
-  CardSetupSchema,
-  CardUpdateResultSchema,
-  ChangePlanPreviewSchema,
-  ChangePlanResultSchema,
-  PauseResultSchema,
-  RenewResultSchema,
-  RetentionOfferSchema,
-  UnpauseResultSchema,
-} from '@edgeclub/shared'
-import { z } from 'zod'
+import type { CancelRequest } from '@edgeclub/shared'
 import { apiRequest } from '../../lib/api-client'
+import { contract } from '../../lib/contract'
 
 /**
  * Stop renewing at the end of the paid period (PUT /subscriptions/{id}/cancel); access lasts until then.
@@ -21,19 +10,22 @@ export function cancelSubscription(subscriptionId: string, reason?: CancelReques
   return apiRequest(`/subscriptions/${subscriptionId}/cancel`, {
     method: 'PUT',
     ...(reason ? { body: reason } : {}),
-    schema: CancelResultSchema,
+    schema: contract('CancelResultSchema'),
   })
 }
 
 /** Renew again after a cancellation, before the period ends (POST /subscriptions/{id}/renew). */
 export function resumeSubscription(subscriptionId: string) {
-  return apiRequest(`/subscriptions/${subscriptionId}/renew`, { method: 'POST', schema: RenewResultSchema })
+  return apiRequest(`/subscriptions/${subscriptionId}/renew`, {
+    method: 'POST',
+    schema: contract('RenewResultSchema'),
+  })
 }
 
 /** What changing to a plan costs today (Stripe's proration) and when it takes effect. */
 export function previewPlanChange(planId: string) {
   return apiRequest(`/subscriptions/change-plan/preview?planId=${encodeURIComponent(planId)}`, {
-    schema: ChangePlanPreviewSchema,
+    schema: contract('ChangePlanPreviewSchema'),
   })
 }
 
@@ -42,28 +34,32 @@ export function changePlan(planId: string, prorationDate?: string) {
   return apiRequest('/subscriptions/change-plan', {
     method: 'POST',
     body: { planId, ...(prorationDate ? { prorationDate } : {}) },
-    schema: ChangePlanResultSchema,
+    schema: contract('ChangePlanResultSchema'),
   })
 }
 
 export function undoPlanChange() {
   return apiRequest('/subscriptions/change-plan', {
     method: 'DELETE',
-    schema: z.object({ undone: z.boolean() }),
+    schema: contract('PlanChangeUndoneSchema'),
   })
 }
 
 export function pauseSubscription(periods: 1 | 2 | 3) {
-  return apiRequest('/subscriptions/pause', { method: 'POST', body: { periods }, schema: PauseResultSchema })
+  return apiRequest('/subscriptions/pause', {
+    method: 'POST',
+    body: { periods },
+    schema: contract('PauseResultSchema'),
+  })
 }
 
 export function unpauseSubscription() {
-  return apiRequest('/subscriptions/unpause', { method: 'POST', schema: UnpauseResultSchema })
+  return apiRequest('/subscriptions/unpause', { method: 'POST', schema: contract('UnpauseResultSchema') })
 }
 
 /** A SetupIntent for a new renewal card, which the card form confirms. */
 export function startCardUpdate() {
-  return apiRequest('/subscriptions/payment-method', { method: 'POST', schema: CardSetupSchema })
+  return apiRequest('/subscriptions/payment-method', { method: 'POST', schema: contract('CardSetupSchema') })
 }
 
 /** The saved card becomes the renewal card; an open renewal invoice is paid with it at once. */
@@ -71,12 +67,12 @@ export function finishCardUpdate(setupIntentId: string) {
   return apiRequest('/subscriptions/payment-method/confirm', {
     method: 'POST',
     body: { setupIntentId },
-    schema: CardUpdateResultSchema,
+    schema: contract('CardUpdateResultSchema'),
   })
 }
 
 export function fetchRetentionOffer() {
-  return apiRequest('/subscriptions/retention', { schema: RetentionOfferSchema })
+  return apiRequest('/subscriptions/retention', { schema: contract('RetentionOfferSchema') })
 }
 
 export function acceptRetention(input: {
@@ -88,6 +84,6 @@ export function acceptRetention(input: {
   return apiRequest('/subscriptions/retention/accept', {
     method: 'POST',
     body: input,
-    schema: z.object({ kept: z.boolean(), resumesAt: z.string().nullable() }),
+    schema: contract('RetentionAcceptedSchema'),
   })
 }
