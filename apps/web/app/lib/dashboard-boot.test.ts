@@ -4,10 +4,15 @@ import vm from 'node:vm'
 import { API_BASE, paths } from '@edgeclub/shared'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { tabFrom } from '../features/dashboard/tabs'
+import { fetchSignalPage } from '../features/signals/signals-api'
 import { FALLBACK_TAB, SESSION_CHECK, TAB_MODULES, TAB_REQUESTS } from '../routes/dashboard-tab-preload'
 import { apiRequest } from './api-client'
+import { getClientConfig } from './client-config'
 import { type DashboardBoot, type DashboardBootConfig, dashboardBootScript } from './dashboard-boot'
+import { fetchPaymentHistory } from './payment-history-api'
+import { fetchActivePlans } from './plans-api'
 import { session } from './session-store'
+import { fetchSubscriptionStatus } from './subscription-status-api'
 
 /**
  * The dashboard page's boot script (run as the page is parsed, before the app's code) and the API
@@ -192,10 +197,33 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
     }
   })
 
-  it('asks for the GETs by the paths the API modules use', () => {
-    const sources = [read('lib/subscription-status-api.ts'), read('lib/plans-api.ts')].join('\n')
-    for (const requests of Object.values(TAB_REQUESTS))
-      for (const request of requests ?? []) expect(sources).toContain(`'${request.path}'`)
+  it('asks early for the very GETs the API modules ask for, with the token exactly when they send it', async () => {
+    const asked = new Map<string, boolean>()
+    vi.stubGlobal('localStorage', {
+      getItem: () => null,
+      setItem: () => undefined,
+      removeItem: () => undefined,
+    })
+    vi.stubGlobal('window', {})
+    vi.stubGlobal('fetch', async (url: string, init?: { headers?: Record<string, string> }) => {
+      asked.set(url.slice(API_BASE.length), Boolean(init?.headers?.authorization))
+      return new Response(JSON.stringify({ success: false, message: 'unavailable' }), { status: 503 })
+    })
+    session.setTokens({ accessToken: 'access-1' })
+    try {
+      await Promise.allSettled([
+        fetchSubscriptionStatus(),
+        fetchActivePlans(),
+        getClientConfig(),
+        fetchPaymentHistory(),
+        fetchSignalPage({ kind: '', sport: '' }),
+      ])
+    } finally {
+      vi.unstubAllGlobals()
+      session.clear()
+    }
+    for (const request of Object.values(TAB_REQUESTS).flat())
+      expect(asked.get(request!.path), request!.path).toBe(request!.auth)
     expect(read('features/signals/record-witness.tsx')).toContain("import('./record-witness-check')")
     expect(read('lib/session-guard.tsx')).toContain(`apiRequest('${SESSION_CHECK.path}'`)
   })

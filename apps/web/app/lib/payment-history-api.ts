@@ -1,6 +1,8 @@
-import { API_BASE, PaymentPageSchema, type PaymentView } from '@edgeclub/shared'
+import { API_BASE, type PaymentView } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
-import { checkContract, refreshAccessToken } from './api-client'
+import { checkAnswer, refreshAccessToken } from './api-client'
+import { contract } from './contract'
+import { takeEarlyResponse } from './dashboard-boot'
 import { session } from './session-store'
 
 /** Everything under `all` is the member's payments: a new payment or tip invalidates the lot. */
@@ -13,18 +15,24 @@ export const paymentKeys = {
 /** The dashboard lists the 10 newest payments. */
 const HISTORY_LIMIT = 10
 
+/** GET /payments/history as Payment History and the overview ask for it (the dashboard's boot script asks it early). */
+export const paymentHistoryPath = (limit = HISTORY_LIMIT) =>
+  `/payments/history?page=1&limit=${limit}&sortBy=createdAt&sortOrder=desc`
+
 /** Reads the raw answer, not the envelope: a non-OK answer throws 'HTTP error! status: {code}'. */
 export async function fetchPaymentHistory(limit = HISTORY_LIMIT): Promise<PaymentView[]> {
-  const path = `/payments/history?page=1&limit=${limit}&sortBy=createdAt&sortOrder=desc`
+  const path = paymentHistoryPath(limit)
   const request = () =>
     fetch(`${API_BASE}${path}`, {
       headers: { accept: 'application/json', authorization: `Bearer ${session.getState().token ?? ''}` },
     })
-  let response = await request()
+  // Asked already by the dashboard page's boot script, with this session: that answer, once.
+  const early = takeEarlyResponse(path, session.getState().token)
+  let response = early ? await early.catch(request) : await request()
   if (response.status === 401 && (await refreshAccessToken())) response = await request()
   if (!response.ok) throw new Error(`HTTP error! status: ${response.status}`)
   const body = (await response.json()) as { data?: unknown }
-  return checkContract(`GET ${path}`, PaymentPageSchema, body.data).items
+  return (await checkAnswer(`GET ${path}`, contract('PaymentPageSchema'), body.data)).items
 }
 
 /** The newest payments, for Payment History and the overview's recent activity. */

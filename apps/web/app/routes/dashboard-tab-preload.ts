@@ -34,16 +34,23 @@ export interface EarlyRequest {
 
 /**
  * The data a tab's first screen waits for, asked for with the session check: the Subscription tab
- * shows its plans once the membership above them is known (its status and the plans on sale), the
- * Signals tab its feed once the member's access is known. Payment History's first screen (its
- * heading) is up before its data, which is asked for as the tab renders, as before.
+ * shows its plans once the membership above them is known (its status, the plans on sale, and
+ * whether crypto is offered), the Signals tab its feed once the member's access is known, Payment
+ * History its payments with the plans they name. Each path is exactly what the app asks (the unit
+ * test holds them to the API modules).
  */
 const status: EarlyRequest = { path: '/subscriptions/status', auth: true }
+const plans: EarlyRequest = { path: '/admin/plans/public/active', auth: false }
 /** Asked on every tab: the session check (lib/session-guard.tsx). */
 export const SESSION_CHECK: EarlyRequest = { path: '/auth/profile', auth: true }
 /** The tab opened without ?tab= or with an unknown one (features/dashboard/tabs.ts, tabFrom). */
 export const FALLBACK_TAB: DashboardTab = 'overview'
 export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly EarlyRequest[]>>> = {
-  subscription: [status, { path: '/admin/plans/public/active', auth: false }],
-  signals: [status],
+  subscription: [status, plans, { path: '/config', auth: false }],
+  signals: [status, { path: '/signals?limit=20', auth: true }],
+  payments: [
+    status,
+    { path: '/payments/history?page=1&limit=10&sortBy=createdAt&sortOrder=desc', auth: true },
+    plans,
+  ],
 }

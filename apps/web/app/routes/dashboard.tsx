@@ -9,6 +9,7 @@ import { FlashMessage } from '../features/dashboard/flash-message'
 import { Sidebar } from '../features/dashboard/sidebar'
 import { DASHBOARD_TABS, type DashboardTab, tabFrom } from '../features/dashboard/tabs'
 import { useSidebar } from '../features/dashboard/use-sidebar'
+import { afterFirstScreen } from '../lib/after-first-screen'
 import { queryClient } from '../lib/query-client'
 import { seo } from '../lib/seo'
 import { registerDashboardWorker } from '../lib/service-worker'
@@ -19,14 +20,6 @@ export function meta() {
   return [
     ...seo('Dashboard', 'Your EdgeClub membership, payments and community access.'),
     { name: 'robots', content: 'noindex' },
-  ]
-}
-
-/** The dashboard is installable (its manifest); public pages do not link it. */
-export function links() {
-  return [
-    { rel: 'manifest', href: serviceWorker.manifest },
-    { rel: 'apple-touch-icon', href: '/icons/icon-192.png' },
   ]
 }
 
@@ -71,6 +64,7 @@ function DashboardFrame() {
 
   return (
     <div className="min-h-screen lg:flex">
+      <InstallLinks />
       <Sidebar
         open={sidebar.open}
         tab={tab}
@@ -103,6 +97,22 @@ function DashboardFrame() {
       </div>
     </div>
   )
+}
+
+/**
+ * The dashboard is installable: its manifest and touch icon, linked once the first screen is up (on
+ * a phone the manifest and the icon it names would otherwise take connections from the tab's own
+ * requests). React puts the links in the document's head. Public pages do not link them.
+ */
+function InstallLinks() {
+  const [linked, setLinked] = useState(false)
+  useEffect(() => afterFirstScreen(() => setLinked(true)), [])
+  return linked ? (
+    <>
+      <link rel="manifest" href={serviceWorker.manifest} />
+      <link rel="apple-touch-icon" href="/icons/icon-192.png" />
+    </>
+  ) : null
 }
 
 /** The open tab; the address keeps it (?tab=settings). */

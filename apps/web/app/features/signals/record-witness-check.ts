@@ -66,10 +66,12 @@ export async function runWitnessCheck(): Promise<WitnessOutcome> {
   let current: unknown
   let publicKey: string
   try {
-    const key = (await getData(RECORD_LOG_PATHS.key)) as { publicKey?: unknown }
-    current = await getData(RECORD_LOG_PATHS.head())
-    if (typeof key?.publicKey !== 'string') throw new Error('no key')
-    publicKey = key.publicKey
+    // Asked together: on a phone each request costs a round trip.
+    const [key, head] = await Promise.all([getData(RECORD_LOG_PATHS.key), getData(RECORD_LOG_PATHS.head())])
+    current = head
+    const { publicKey: found } = (key ?? {}) as { publicKey?: unknown }
+    if (typeof found !== 'string') throw new Error('no key')
+    publicKey = found
   } catch {
     return { status: 'unavailable', reason: 'The record could not be reached to check it.' }
   }
