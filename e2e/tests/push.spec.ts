@@ -111,6 +111,21 @@ test('a member turns notifications on in Settings and the service worker shows t
   expect(payload.title).toContain('Lakers vs Suns')
 })
 
+test('the dashboard is installable: it links its manifest once its first screen is up, and the manifest opens the dashboard', async ({
+  page,
+  request,
+}) => {
+  const member = await createMember(request)
+  await signIn(page, member)
+  await page.goto('/dashboard?tab=payments')
+  await expect(page.getByRole('heading', { name: 'Payment History' })).toBeVisible()
+  const manifest = page.locator('link[rel="manifest"]')
+  await expect(manifest).toHaveAttribute('href', '/manifest.webmanifest')
+  const answer = await request.get((await manifest.getAttribute('href'))!)
+  expect(answer.ok()).toBe(true)
+  expect(await answer.json()).toMatchObject({ start_url: '/dashboard', display: 'standalone' })
+})
+
 test('public pages carry no manifest and register no service worker', async ({ page }) => {
   const workerScripts: string[] = []
   page.on('request', (request) => {
