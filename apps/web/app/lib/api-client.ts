@@ -6,18 +6,15 @@ import {
   messages,
   type Tokens,
 } from '@edgeclub/shared'
-// Only zod's types: public pages load this file and must not load a validation library. The schemas
-// come from the callers, the member and admin screens, which load zod anyway.
-import type { z } from 'zod'
-import { afterFirstScreen } from './after-first-screen'
-import { type Contract, isNamed } from './contract'
+import type { Contract } from './contract'
+import { ContractDriftError, checkContract } from './contract-check'
 import { takeEarlyResponse } from './dashboard-boot'
 import { session } from './session-store'
 
 /**
  * The API client. Every call resolves to the envelope; failures become
  * { success: false, error: text } and are stored as the session's current error. The one exception
- * is an answer that does not match its schema outside a production build (see checkContract).
+ * is an answer that does not match its schema outside a production build (lib/contract-check.ts).
  */
 
 export interface ApiResult<T> {
@@ -53,60 +50,14 @@ class ApiRequestError extends Error {
   }
 }
 
-/** The API answered a shape this build was not made for: a bug on one side, not a refusal. */
-export class ContractDriftError extends Error {
-  constructor(
-    readonly request: string,
-    readonly issues: readonly z.core.$ZodIssue[],
-  ) {
-    super(`API contract drift: ${request} answered data its schema rejects: ${describeIssues(issues)}`)
-    this.name = 'ContractDriftError'
-  }
-}
-
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join('.') || '(data)'}: ${issue.message}`).join('; ')
-}
-
 /**
- * Checks an answer's data against the shared schema the screen was built for, so that contract
- * drift fails a test instead of a screen:
- * - a match comes back as the schema's output; fields the schema does not name are dropped, so an
- *   API that adds a field is not drift;
- * - a mismatch is always reported with console.error, naming the request and every zod issue; the
- *   end-to-end suite runs the production build and fails any test that logs one;
- * - outside a production build (`import.meta.env.PROD` false: `npm run dev`, Vitest) it then throws
- *   ContractDriftError, which apiRequest passes on instead of turning it into a failed call, so the
- *   work stops where the mismatch happened;
- * - in a production build the data is handed on as received: a changed field the screen may not
- *   even read, or an API deploy lagging behind the web's, must not take the page away from a
- *   member; the screen fares as it did before answers were checked.
- */
-export function checkContract<T>(request: string, schema: z.ZodType<T>, data: unknown): T {
-  const parsed = schema.safeParse(data)
-  if (parsed.success) return parsed.data
-  const drift = new ContractDriftError(request, parsed.error.issues)
-  console.error(drift.message)
-  if (!import.meta.env.PROD) throw drift
-  return data as T
-}
-
-/**
- * checkContract for a schema at hand or named (lib/contract.ts). A named one is loaded first: a
- * development or test build waits for it and checks as checkContract does; a production build hands
- * the screen the data as received at once and checks it once the first screen is up (afterFirstScreen),
- * so that a member's first screen never waits for zod. The API serializes every answer with the same
- * schema, so the data is what the check would return; a drift is logged all the same.
+ * checkContract for a schema at hand, or by a named one (lib/contract.ts), which loads its schema and
+ * decides when to check: the public pages never name one, so none of that comes into their bundle.
  */
 export function checkAnswer<T>(request: string, contract: Contract<T>, data: unknown): Promise<T> {
-  if (!isNamed(contract)) return Promise.resolve(checkContract(request, contract, data))
-  const check = () => contract.load().then((schema) => checkContract(request, schema, data))
-  if (!import.meta.env.PROD) return check()
-  afterFirstScreen(() => {
-    // A check that could not load (offline) has nothing to report; checkContract itself never throws here.
-    check().catch(() => undefined)
-  })
-  return Promise.resolve(data as T)
+  return 'contract' in contract
+    ? contract.check(request, data)
+    : Promise.resolve(checkContract(request, contract, data))
 }
 
 function send(path: string, options: RequestOptions<unknown>): Promise<Response> {
