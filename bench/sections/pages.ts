@@ -240,11 +240,14 @@ export const pagesSection: Section = {
           result = await audit()
         }
         if (!result) throw new Error(`Lighthouse returned nothing for ${page}`)
-        if (process.env.BENCH_LHR_DIR)
-          await fs.writeFile(
-            path.join(process.env.BENCH_LHR_DIR, `${page.replace(/[^a-z0-9]+/gi, '_')}.json`),
-            JSON.stringify(result.lhr),
-          )
+        if (process.env.BENCH_LHR_DIR) {
+          const name = page.replace(/[^a-z0-9]+/gi, '_')
+          await fs.writeFile(path.join(process.env.BENCH_LHR_DIR, `${name}.json`), JSON.stringify(result.lhr))
+          // The trace Lighthouse simulated from, for a closer look (Chrome DevTools opens it).
+          const trace = (result.artifacts as { Trace?: unknown } | undefined)?.Trace
+          if (trace)
+            await fs.writeFile(path.join(process.env.BENCH_LHR_DIR, `${name}.trace.json`), JSON.stringify(trace))
+        }
         if (result.lhr.runtimeError)
           notes.push(
             `${page}: Lighthouse could not measure: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`,

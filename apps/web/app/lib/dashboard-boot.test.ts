@@ -4,6 +4,7 @@ import vm from 'node:vm'
 import { API_BASE, paths } from '@edgeclub/shared'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { tabFrom } from '../features/dashboard/tabs'
+import { runWitnessCheck } from '../features/signals/record-witness-check'
 import { fetchSignalPage } from '../features/signals/signals-api'
 import { FALLBACK_TAB, SESSION_CHECK, TAB_MODULES, TAB_REQUESTS } from '../routes/dashboard-tab-preload'
 import { apiRequest } from './api-client'
@@ -28,6 +29,7 @@ const config: DashboardBootConfig = {
   tabs: { overview: ['/assets/overview-1.js'], subscription: ['/assets/subscription-1.js'], community: [] },
   requests: [{ path: '/auth/profile', auth: true }],
   tabRequests: {
+    community: [{ path: '/record/head', auth: false, fresh: true }],
     subscription: [
       { path: '/subscriptions/status', auth: true },
       { path: '/plans', auth: false },
@@ -39,14 +41,17 @@ const config: DashboardBootConfig = {
 
 interface Page {
   preloaded: string[]
-  asked: { url: string; headers: Record<string, string> }[]
+  asked: { url: string; headers: Record<string, string>; cache?: string }[]
   window: { __dashboardBoot?: DashboardBoot }
 }
 
 function openPage(url: string, stored: Record<string, string>): Page {
   const page: Page = { preloaded: [], asked: [], window: {} }
   const address = new URL(url, 'https://club.example')
+  const tasks: (() => void)[] = []
   vm.runInNewContext(dashboardBootScript(config), {
+    setTimeout: (run: (...args: unknown[]) => void, _delay: number, ...args: unknown[]) =>
+      tasks.push(() => run(...args)),
     location: { pathname: address.pathname, search: address.search },
     localStorage: { getItem: (key: string) => stored[key] ?? null },
     URLSearchParams,
@@ -56,12 +61,15 @@ function openPage(url: string, stored: Record<string, string>): Page {
         append: (link: { rel: string; href: string }) => page.preloaded.push(`${link.rel} ${link.href}`),
       },
     },
-    fetch: (target: string, init: { headers: Record<string, string> }) => {
-      page.asked.push({ url: target, headers: init.headers })
+    fetch: (target: string, init: { headers: Record<string, string>; cache?: string }) => {
+      page.asked.push({ url: target, headers: init.headers, ...(init.cache ? { cache: init.cache } : {}) })
       return Promise.resolve(new Response('{}'))
     },
     window: page.window,
   })
+  // The script only schedules its work: nothing happens while the parser's task runs.
+  expect(page.asked).toEqual([])
+  for (const task of tasks.splice(0)) task()
   return page
 }
 
@@ -91,6 +99,14 @@ describe('the dashboard boot script', () => {
       '/subscriptions/status',
       '/plans',
     ])
+  })
+
+  it('asks a fresh request past the HTTP cache', () => {
+    expect(openPage('/dashboard?tab=community', signedIn).asked.at(-1)).toEqual({
+      url: `${API_BASE}/record/head`,
+      headers: { accept: 'application/json' },
+      cache: 'no-cache',
+    })
   })
 
   it('opens the overview without a tab or with an unknown one, and a renamed tab under its new name', () => {
@@ -197,18 +213,24 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
     }
   })
 
-  it('asks early for the very GETs the API modules ask for, with the token exactly when they send it', async () => {
-    const asked = new Map<string, boolean>()
+  it('asks early for the very GETs the API modules ask for, with the token and past the cache exactly as they do', async () => {
+    const asked = new Map<string, { auth: boolean; fresh: boolean }>()
     vi.stubGlobal('localStorage', {
       getItem: () => null,
       setItem: () => undefined,
       removeItem: () => undefined,
     })
     vi.stubGlobal('window', {})
-    vi.stubGlobal('fetch', async (url: string, init?: { headers?: Record<string, string> }) => {
-      asked.set(url.slice(API_BASE.length), Boolean(init?.headers?.authorization))
-      return new Response(JSON.stringify({ success: false, message: 'unavailable' }), { status: 503 })
-    })
+    vi.stubGlobal(
+      'fetch',
+      async (url: string, init?: { headers?: Record<string, string>; cache?: string }) => {
+        asked.set(url.slice(API_BASE.length), {
+          auth: Boolean(init?.headers?.authorization),
+          fresh: init?.cache === 'no-cache',
+        })
+        return new Response(JSON.stringify({ success: false, message: 'unavailable' }), { status: 503 })
+      },
+    )
     session.setTokens({ accessToken: 'access-1' })
     try {
       await Promise.allSettled([
@@ -217,13 +239,17 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
         getClientConfig(),
         fetchPaymentHistory(),
         fetchSignalPage({ kind: '', sport: '' }),
+        runWitnessCheck(),
       ])
     } finally {
       vi.unstubAllGlobals()
       session.clear()
     }
     for (const request of Object.values(TAB_REQUESTS).flat())
-      expect(asked.get(request!.path), request!.path).toBe(request!.auth)
+      expect(asked.get(request!.path), request!.path).toEqual({
+        auth: request!.auth,
+        fresh: Boolean(request!.fresh),
+      })
     expect(read('features/signals/record-witness.tsx')).toContain("import('./record-witness-check')")
     expect(read('lib/session-guard.tsx')).toContain(`apiRequest('${SESSION_CHECK.path}'`)
   })

@@ -24,13 +24,20 @@ export interface DashboardBootConfig {
   route: string[]
   /** Each tab's chunks and their imports. */
   tabs: Record<string, string[]>
-  /** GETs (under `api`) asked for on every tab, then on each tab; `auth` sends the stored token. */
-  requests: { path: string; auth: boolean }[]
-  tabRequests: Record<string, { path: string; auth: boolean }[]>
+  /** GETs asked for on every tab, then on each tab. */
+  requests: BootRequest[]
+  tabRequests: Record<string, BootRequest[]>
   /** Old tab names (RENAMED_DASHBOARD_TABS). */
   renamed: Record<string, string>
   /** The tab opened without ?tab= or with an unknown one. */
   fallbackTab: string
+}
+
+/** A GET under `api`: `auth` sends the stored token, `fresh` asks past the HTTP cache. */
+export interface BootRequest {
+  path: string
+  auth: boolean
+  fresh?: boolean
 }
 
 /** What the boot script leaves for the app: the stored token it used and its requests by path. */
@@ -63,7 +70,10 @@ function boot(config: DashboardBootConfig): void {
   for (const request of config.requests.concat(config.tabRequests[tab] ?? [])) {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (request.auth) headers.authorization = `Bearer ${token}`
-    const response = fetch(config.api + request.path, { headers })
+    const response = fetch(
+      config.api + request.path,
+      request.fresh ? { headers, cache: 'no-cache' } : { headers },
+    )
     response.catch(() => undefined)
     responses[request.path] = response
   }
@@ -71,9 +81,14 @@ function boot(config: DashboardBootConfig): void {
   ;(window as { __dashboardBoot?: DashboardBoot }).__dashboardBoot = early
 }
 
-/** The inline script for the page (vite.config.ts writes it at build time). */
+/**
+ * The inline script for the page (vite.config.ts writes it at build time). Its work runs in a task of
+ * its own, right after the parser has moved on: the first touch of localStorage and fetch takes a
+ * phone tens of milliseconds, which inside the parser's task held back the stylesheet's and the
+ * app's scripts' requests.
+ */
 export function dashboardBootScript(config: DashboardBootConfig): string {
-  return `(${boot.toString()})(${JSON.stringify(config)})`
+  return `setTimeout(${boot.toString()},0,${JSON.stringify(config)})`
 }
 
 /**

@@ -30,6 +30,8 @@ export interface EarlyRequest {
   path: string
   /** Sent with the stored token (false: a public answer, asked without it as the app does). */
   auth: boolean
+  /** Asked past the HTTP cache (`cache: 'no-cache'`), as the app asks it. */
+  fresh?: boolean
 }
 
 /**
@@ -47,7 +49,14 @@ export const SESSION_CHECK: EarlyRequest = { path: '/auth/profile', auth: true }
 export const FALLBACK_TAB: DashboardTab = 'overview'
 export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly EarlyRequest[]>>> = {
   subscription: [status, plans, { path: '/config', auth: false }],
-  signals: [status, { path: '/signals?limit=20', auth: true }],
+  // The witness check's record key and head (features/signals/record-witness-check.ts): its
+  // verdict, the tab's largest text, follows the first paint once they are here.
+  signals: [
+    status,
+    { path: '/signals?limit=20', auth: true },
+    { path: '/record/key', auth: false, fresh: true },
+    { path: '/record/head', auth: false, fresh: true },
+  ],
   payments: [
     status,
     { path: '/payments/history?page=1&limit=10&sortBy=createdAt&sortOrder=desc', auth: true },

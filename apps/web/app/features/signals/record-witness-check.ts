@@ -1,4 +1,5 @@
 import {
+  API_BASE,
   checkWitness,
   isSignedHead,
   RECORD_HEAD_STORAGE_KEY,
@@ -6,6 +7,8 @@ import {
   type SignedHead,
   type SubtleLike,
 } from '@edgeclub/shared'
+import { takeEarlyResponse } from '../../lib/dashboard-boot'
+import { session } from '../../lib/session-store'
 
 /**
  * The member's browser as a witness of the record (decision 020), loaded after the page has painted.
@@ -35,7 +38,12 @@ export type WitnessOutcome =
   | { status: 'unavailable'; reason: string }
 
 async function getData(url: string): Promise<unknown> {
-  const response = await fetch(url, { cache: 'no-cache', headers: { accept: 'application/json' } })
+  const ask = () => fetch(url, { cache: 'no-cache', headers: { accept: 'application/json' } })
+  // The key and today's head are asked for by the dashboard page's boot script: that answer, once.
+  const early = url.startsWith(API_BASE)
+    ? takeEarlyResponse(url.slice(API_BASE.length), session.getState().token)
+    : undefined
+  const response = early ? await early.catch(ask) : await ask()
   if (!response.ok) throw new Error(`${url} answered ${response.status}`)
   return ((await response.json()) as { data?: unknown }).data
 }
