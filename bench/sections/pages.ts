@@ -246,7 +246,10 @@ export const pagesSection: Section = {
           // The trace Lighthouse simulated from, for a closer look (Chrome DevTools opens it).
           const trace = (result.artifacts as { Trace?: unknown } | undefined)?.Trace
           if (trace)
-            await fs.writeFile(path.join(process.env.BENCH_LHR_DIR, `${name}.trace.json`), JSON.stringify(trace))
+            await fs.writeFile(
+              path.join(process.env.BENCH_LHR_DIR, `${name}.trace.json`),
+              JSON.stringify(trace),
+            )
         }
         if (result.lhr.runtimeError)
           notes.push(
