@@ -8,7 +8,7 @@ import type * as Contracts from './contracts'
  * What an API answer is checked with (lib/api-client.ts, checkAnswer): a schema at hand, or one of the
  * member screens' schemas by name, loaded with zod from lib/contracts.ts on first use. The member
  * screens name theirs, so that zod and the schemas (~30 KiB compressed) stay out of the dashboard's
- * first load on a phone (docs/decisions/016-frontend-performance.md); the admin console, whose forms
+ * first load on a phone (docs/decisions/016-public-page-weight.md); the admin console, whose forms
  * load zod anyway, passes its schemas.
  */
 export type Contract<T> = z.ZodType<T> | NamedContract<T>
