@@ -1,42 +1,4 @@
-import {
-  AccessStatusSchema,
-  AuthSessionSchema,
-  CancelResultSchema,
-  CardSetupSchema,
-  CardUpdateResultSchema,
-  ChangePlanPreviewSchema,
-  ChangePlanResultSchema,
-  CryptoCheckoutSchema,
-  DiscordConnectResultSchema,
-  DiscordConnectStartSchema,
-  DiscordDisconnectResultSchema,
-  DiscordInviteSchema,
-  DiscordStatusSchema,
-  PasswordChangedSchema,
-  PauseResultSchema,
-  PaymentConfirmationSchema,
-  PaymentIntentSchema,
-  PaymentPageSchema,
-  PaymentSummarySchema,
-  PlanSchema,
-  PromoQuoteSchema,
-  PublicUserSchema,
-  PushKeySchema,
-  PushSettingsSchema,
-  RecordSchema,
-  RenewResultSchema,
-  RetentionOfferSchema,
-  ShownClaimsSchema,
-  SignalEventSchema,
-  SignalPageSchema,
-  SignalViewSchema,
-  TelegramConnectSchema,
-  TelegramDisconnectResultSchema,
-  TelegramStatusSchema,
-  TipIntentSchema,
-  TipSchema,
-  UnpauseResultSchema,
-} from '@edgeclub/shared'
+import { PlanSchema } from '@edgeclub/shared'
 import { z } from 'zod'
 
 /**
@@ -80,7 +42,7 @@ export {
   TipIntentSchema,
   TipSchema,
   UnpauseResultSchema,
-}
+} from '@edgeclub/shared'
 
 /** GET /admin/plans/public/active, as the member area reads it: every plan checked. */
 export const ActivePlansSchema = PlanSchema.array()
