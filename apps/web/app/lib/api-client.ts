@@ -8,7 +8,7 @@ import {
 } from '@edgeclub/shared'
 import type { Contract } from './contract'
 import { ContractDriftError, checkContract } from './contract-check'
-import { takeEarlyResponse } from './dashboard-boot'
+import { earlyOr } from './dashboard-boot'
 import { session } from './session-store'
 
 /**
@@ -104,9 +104,10 @@ export function refreshAccessToken(): Promise<boolean> {
 async function fetchWithRefresh(path: string, options: RequestOptions<unknown>): Promise<Response> {
   // A GET the dashboard page's boot script asked for before this code had arrived
   // (lib/dashboard-boot.ts) is answered by that request, once; a failed one is sent again.
-  const early =
-    (options.method ?? 'GET') === 'GET' ? takeEarlyResponse(path, session.getState().token) : undefined
-  const response = early ? await early.catch(() => send(path, options)) : await send(path, options)
+  const ask = () => send(path, options)
+  const response = await ((options.method ?? 'GET') === 'GET'
+    ? earlyOr(path, session.getState().token, ask)
+    : ask())
   if (response.status !== 401 || options.auth === false || !session.getState().refreshToken) return response
   return (await refreshAccessToken()) ? send(path, options) : response
 }

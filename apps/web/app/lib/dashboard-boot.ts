@@ -5,7 +5,7 @@
  * /dashboard with a stored session it:
  * - starts the session check (GET /auth/profile with the stored token) and the GETs the open tab's
  *   first screen waits for (routes/dashboard-tab-preload.ts), whose answers the API client takes
- *   (takeEarlyResponse) instead of asking once the app's code has run;
+ *   (earlyOr) instead of asking once the app's code has run;
  * - preloads the dashboard route's module and the open tab's chunks (their addresses come from the
  *   build: vite.config.ts), which the app would otherwise ask for only once its code had run.
  * Nothing renders earlier and nothing is decided here: the app still shows 'Verifying
@@ -33,7 +33,10 @@ export interface DashboardBootConfig {
   fallbackTab: string
 }
 
-/** A GET under `api`: `auth` sends the stored token, `fresh` asks past the HTTP cache. */
+/**
+ * A GET under `api`, exactly as the app asks for it: `auth` sends the stored token (a public answer is
+ * asked without it), `fresh` asks past the HTTP cache (`cache: 'no-cache'`).
+ */
 export interface BootRequest {
   path: string
   auth: boolean
@@ -92,14 +95,16 @@ export function dashboardBootScript(config: DashboardBootConfig): string {
 }
 
 /**
- * The boot script's answer to GET `path` (under the API base), once, if it was asked with the
- * session the app holds now (else the caller asks itself). Undefined for anything it did not ask.
+ * GET `path` (under the API base) as the boot script asked it, once, if it asked with the session the
+ * app holds now; else, or when that request failed, `ask()`: the caller's own request.
  */
-export function takeEarlyResponse(path: string, token: string | null): Promise<Response> | undefined {
-  if (typeof window === 'undefined') return undefined
-  const early = (window as { __dashboardBoot?: DashboardBoot }).__dashboardBoot
+export function earlyOr(path: string, token: string | null, ask: () => Promise<Response>): Promise<Response> {
+  const early =
+    typeof window === 'undefined'
+      ? undefined
+      : (window as { __dashboardBoot?: DashboardBoot }).__dashboardBoot
   const response = early?.responses[path]
-  if (!early || !response) return undefined
+  if (!early || !response) return ask()
   early.responses[path] = undefined
-  return token && early.token === token ? response : undefined
+  return token && early.token === token ? response.catch(ask) : ask()
 }

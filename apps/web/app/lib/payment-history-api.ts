@@ -2,7 +2,7 @@ import { API_BASE, type PaymentView } from '@edgeclub/shared'
 import { useQuery } from '@tanstack/react-query'
 import { checkAnswer, refreshAccessToken } from './api-client'
 import { contract } from './contract'
-import { takeEarlyResponse } from './dashboard-boot'
+import { earlyOr } from './dashboard-boot'
 import { session } from './session-store'
 
 /** Everything under `all` is the member's payments: a new payment or tip invalidates the lot. */
@@ -27,8 +27,7 @@ export async function fetchPaymentHistory(limit = HISTORY_LIMIT): Promise<Paymen
       headers: { accept: 'application/json', authorization: `Bearer ${session.getState().token ?? ''}` },
     })
   // Asked already by the dashboard page's boot script, with this session: that answer, once.
-  const early = takeEarlyResponse(path, session.getState().token)
-  let response = early ? await early.catch(request) : await request()
+  let response = await earlyOr(path, session.getState().token, request)
   if (response.status === 401 && (await refreshAccessToken())) response = await request()
   if (!response.ok) throw new Error(`HTTP error! status: ${response.status}`)
   const body = (await response.json()) as { data?: unknown }

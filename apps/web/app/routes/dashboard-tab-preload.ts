@@ -1,4 +1,5 @@
 import type { DashboardTab } from '../features/dashboard/tabs'
+import type { BootRequest } from '../lib/dashboard-boot'
 
 /**
  * What the dashboard page's boot script (lib/dashboard-boot.ts) asks for while the app's own
@@ -25,15 +26,6 @@ export const TAB_MODULES: Readonly<Record<DashboardTab, readonly string[]>> = {
   ],
 }
 
-/** A GET under the API base, exactly as the app asks for it (the API client takes the answer: lib/api-client.ts). */
-export interface EarlyRequest {
-  path: string
-  /** Sent with the stored token (false: a public answer, asked without it as the app does). */
-  auth: boolean
-  /** Asked past the HTTP cache (`cache: 'no-cache'`), as the app asks it. */
-  fresh?: boolean
-}
-
 /**
  * The data a tab's first screen waits for, asked for with the session check: the Subscription tab
  * shows its plans once the membership above them is known (its status, the plans on sale, and
@@ -41,13 +33,13 @@ export interface EarlyRequest {
  * History its payments with the plans they name. Each path is exactly what the app asks (the unit
  * test holds them to the API modules).
  */
-const status: EarlyRequest = { path: '/subscriptions/status', auth: true }
-const plans: EarlyRequest = { path: '/admin/plans/public/active', auth: false }
+const status: BootRequest = { path: '/subscriptions/status', auth: true }
+const plans: BootRequest = { path: '/admin/plans/public/active', auth: false }
 /** Asked on every tab: the session check (lib/session-guard.tsx). */
-export const SESSION_CHECK: EarlyRequest = { path: '/auth/profile', auth: true }
+export const SESSION_CHECK: BootRequest = { path: '/auth/profile', auth: true }
 /** The tab opened without ?tab= or with an unknown one (features/dashboard/tabs.ts, tabFrom). */
 export const FALLBACK_TAB: DashboardTab = 'overview'
-export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly EarlyRequest[]>>> = {
+export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly BootRequest[]>>> = {
   subscription: [status, plans, { path: '/config', auth: false }],
   // The witness check's record key and head (features/signals/record-witness-check.ts): its
   // verdict, the tab's largest text, follows the first paint once they are here.

@@ -7,7 +7,7 @@ import {
   type SignedHead,
   type SubtleLike,
 } from '@edgeclub/shared'
-import { takeEarlyResponse } from '../../lib/dashboard-boot'
+import { earlyOr } from '../../lib/dashboard-boot'
 import { session } from '../../lib/session-store'
 
 /**
@@ -40,10 +40,7 @@ export type WitnessOutcome =
 async function getData(url: string): Promise<unknown> {
   const ask = () => fetch(url, { cache: 'no-cache', headers: { accept: 'application/json' } })
   // The key and today's head are asked for by the dashboard page's boot script: that answer, once.
-  const early = url.startsWith(API_BASE)
-    ? takeEarlyResponse(url.slice(API_BASE.length), session.getState().token)
-    : undefined
-  const response = early ? await early.catch(ask) : await ask()
+  const response = await earlyOr(url.slice(API_BASE.length), session.getState().token, ask)
   if (!response.ok) throw new Error(`${url} answered ${response.status}`)
   return ((await response.json()) as { data?: unknown }).data
 }
@@ -77,7 +74,7 @@ export async function runWitnessCheck(): Promise<WitnessOutcome> {
     // Asked together: on a phone each request costs a round trip.
     const [key, head] = await Promise.all([getData(RECORD_LOG_PATHS.key), getData(RECORD_LOG_PATHS.head())])
     current = head
-    const { publicKey: found } = (key ?? {}) as { publicKey?: unknown }
+    const found = (key as { publicKey?: unknown } | undefined)?.publicKey
     if (typeof found !== 'string') throw new Error('no key')
     publicKey = found
   } catch {
