@@ -1,5 +1,3 @@
-import type { PickContent, TradeSignalContent } from './signals'
-
 /**
  * What a signal can be: kinds, sports, markets, statuses, results and the bounds of odds and stakes
  * (signals.ts has the schemas built from them). Without zod: the member's Signals tab reads them on
@@ -32,7 +30,13 @@ export function americanToDecimal(american: number): number | null {
 
 /** A trading signal's result at `exit`, in units of risk: stake × move ÷ distance to the stop. */
 export function tradeOutcome(
-  signal: Pick<TradeSignalContent, 'direction' | 'entry' | 'target' | 'stop' | 'stake'>,
+  signal: {
+    direction: (typeof DIRECTIONS)[number]
+    entry: number
+    target: number
+    stop: number
+    stake: number
+  },
   exit: number,
 ): { result: 'won' | 'lost' | 'closed'; profitUnits: number } {
   const long = signal.direction === 'long'
@@ -47,10 +51,7 @@ export function tradeOutcome(
 }
 
 /** A pick's profit in units: won pays stake × (odds − 1), lost costs the stake, push is 0. */
-export function pickProfit(
-  pick: Pick<PickContent, 'odds' | 'stake'>,
-  result: 'won' | 'lost' | 'push',
-): number {
+export function pickProfit(pick: { odds: number; stake: number }, result: 'won' | 'lost' | 'push'): number {
   return roundUnits(result === 'won' ? pick.stake * (pick.odds - 1) : result === 'lost' ? -pick.stake : 0)
 }
 
