@@ -6,6 +6,9 @@ import { contract } from '../../lib/contract'
 import { openLiveStream, type StreamStatus } from '../../lib/event-stream'
 import { signalKeys } from './signals-api'
 
+/** What each event of the stream is checked with. */
+const signalEvent = contract('SignalEventSchema')
+
 /** The latest event heard for one signal. */
 export interface LiveSignal {
   signal: SignalView
@@ -50,7 +53,7 @@ export function useLiveSignals(onEvent?: (event: SignalEvent) => void) {
           return
         }
         // Events are applied in the order they came: each waits on the same load of the schema.
-        void checkAnswer('GET /signals/stream', contract('SignalEventSchema'), data).then(apply)
+        void checkAnswer('GET /signals/stream', signalEvent, data).then(apply)
       },
     })
     const apply = (event: SignalEvent) => {
