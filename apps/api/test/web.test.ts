@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/test-app'
+
+const js = `console.log(${JSON.stringify('x'.repeat(2000))})`
 
 /** A small stand-in for apps/web/build/client, shaped like React Router's prerender output. */
 async function fakeBuild(): Promise<string> {
@@ -30,9 +32,9 @@ async function fakeBuild(): Promise<string> {
   )
   await fs.writeFile(path.join(root, '__spa-fallback.html'), page('fallback'))
   await fs.mkdir(path.join(root, 'assets'))
-  const js = `console.log(${JSON.stringify('x'.repeat(2000))})`
   await fs.writeFile(path.join(root, 'assets', 'app-Ab12Cd34.js'), js)
   await fs.writeFile(path.join(root, 'assets', 'app-Ab12Cd34.js.gz'), gzipSync(js))
+  await fs.writeFile(path.join(root, 'assets', 'root-Xy12.css'), 'body{color:red}')
   await fs.writeFile(path.join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
   return root
 }
@@ -162,8 +164,56 @@ describe('serving the web app', () => {
     expect(response.statusCode).toBe(200)
     expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable')
     expect(response.headers['content-encoding']).toBe('gzip')
+    expect(gunzipSync(response.rawPayload).toString()).toBe(js)
+    const plain = await t.app.inject({ method: 'GET', url: '/assets/app-Ab12Cd34.js' })
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.headers['content-type']).toBe('application/javascript; charset=utf-8')
+    expect(plain.body).toBe(js)
     const other = await t.app.inject({ method: 'GET', url: '/favicon.svg' })
     expect(other.headers['cache-control']).toBe('public, max-age=3600')
+  })
+
+  it('answers a script or style the browser already has with 304 and no body, and an unknown one with 404', async () => {
+    const first = await t.app.inject({ method: 'GET', url: '/assets/root-Xy12.css' })
+    expect(first.statusCode).toBe(200)
+    expect(first.headers['content-type']).toBe('text/css; charset=utf-8')
+    const etag = String(first.headers.etag)
+    expect(etag).toMatch(/^"[\w-]+"$/)
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/assets/root-Xy12.css',
+      headers: { 'if-none-match': etag },
+    })
+    expect(again.statusCode).toBe(304)
+    expect(again.body).toBe('')
+    const changed = await t.app.inject({
+      method: 'GET',
+      url: '/assets/root-Xy12.css',
+      headers: { 'if-none-match': '"something-else"' },
+    })
+    expect(changed.statusCode).toBe(200)
+    const missing = await t.app.inject({ method: 'GET', url: '/assets/app-Old99.js' })
+    expect(missing.statusCode).toBe(404)
+    // A 404 page is a page: it keeps every page header.
+    expect(missing.headers['x-frame-options']).toBe('DENY')
+  })
+
+  it('sends a script or style only the security headers a browser applies to one: no page policy', async () => {
+    const asset = await t.app.inject({ method: 'GET', url: '/assets/app-Ab12Cd34.js' })
+    expect(asset.headers['x-content-type-options']).toBe('nosniff')
+    expect(asset.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    for (const name of [
+      'content-security-policy',
+      'cross-origin-opener-policy',
+      'referrer-policy',
+      'x-frame-options',
+      'origin-agent-cluster',
+    ])
+      expect(asset.headers[name], name).toBeUndefined()
+    // The pages keep theirs.
+    const page = await t.app.inject({ method: 'GET', url: '/pricing' })
+    expect(page.headers['content-security-policy']).toBeDefined()
+    expect(page.headers['x-frame-options']).toBe('DENY')
   })
 
   it('never serves HTML files straight from disk, bypassing the page CSP', async () => {

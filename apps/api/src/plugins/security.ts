@@ -109,10 +109,27 @@ export function jsonSecurityHeaders(headers: Record<string, string>): Record<str
   }
 }
 
+/**
+ * What a hashed script or style of the web app needs of those headers: never sniffed as another type
+ * (a script or style answer is refused unless its type says so), HTTPS only. The rest are a page's
+ * (a policy, framing, opener, agent cluster, referrer: no browser applies them to a script or a style)
+ * or keep a response out of other sites' processes (Cross-Origin-Resource-Policy: these files are
+ * public, the same for everyone). A dashboard's first load asks for a dozen of them, and on a phone
+ * every header is bytes on the way to the first screen.
+ */
+export function assetSecurityHeaders(headers: Record<string, string>): Record<string, string> {
+  const keep = ['strict-transport-security', 'x-content-type-options']
+  return Object.fromEntries(
+    keep.filter((name) => headers[name] !== undefined).map((name) => [name, headers[name]!]),
+  )
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A public JSON answer served from memory (lib/hot-route.ts): it gets the JSON answer's security headers. */
     jsonAnswer?: boolean
+    /** A hashed script or style of the web app (plugins/web.ts): it gets an asset's security headers. */
+    assetAnswer?: boolean
   }
 }
 
@@ -120,11 +137,15 @@ export default fp(
   async (app: FastifyInstance, options: { config: Config; headers: Record<string, string> }) => {
     const { config, headers } = options
     const jsonHeaders = jsonSecurityHeaders(headers)
+    const assetHeaders = assetSecurityHeaders(headers)
     // Every answer's request id and security headers, in one hook (it runs for each request).
     app.addHook('onRequest', (request, reply, done) => {
+      const route = request.routeOptions.config
       reply
         .header('x-request-id', request.id)
-        .headers(request.routeOptions.config.jsonAnswer === true ? jsonHeaders : headers)
+        .headers(
+          route.jsonAnswer === true ? jsonHeaders : route.assetAnswer === true ? assetHeaders : headers,
+        )
       done()
     })
     const compression = { threshold: 1024, encodings: ['br', 'gzip'] as ('br' | 'gzip')[] }

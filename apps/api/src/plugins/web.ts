@@ -69,8 +69,11 @@ function loadPage(file: string, directives: CspDirectives): Page {
   return { html, csp: serializeCsp(withStyles, hashesOf(html, INLINE_SCRIPT)), encoded }
 }
 
-/** The best build-time encoding of the page the client accepts (brotli first), if any. */
-function pageEncoding(acceptEncoding: string | undefined, page: Page): PageEncoding | undefined {
+/** The best build-time encoding the client accepts (brotli first), of those the file has. */
+function pageEncoding(
+  acceptEncoding: string | undefined,
+  page: { encoded: Partial<Record<PageEncoding, Buffer>> },
+): PageEncoding | undefined {
   if (!acceptEncoding) return undefined
   const quality = new Map<string, number>()
   for (const part of acceptEncoding.split(',')) {
@@ -81,6 +84,59 @@ function pageEncoding(acceptEncoding: string | undefined, page: Page): PageEncod
   }
   const accepts = (encoding: PageEncoding) => (quality.get(encoding) ?? quality.get('*') ?? 0) > 0
   return (['br', 'gzip'] as const).find((encoding) => page.encoded[encoding] && accepts(encoding))
+}
+
+/** A hashed build file (script or style) in memory: its bytes and build-time compressed copies. */
+interface Asset {
+  type: string
+  etag: string
+  body: Buffer
+  encoded: Partial<Record<PageEncoding, Buffer>>
+}
+
+const ASSET_TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+}
+
+/**
+ * The build's hashed scripts and styles (/assets), each read from disk once, on its first request,
+ * and then answered from memory: a page's first load asks for a dozen at once, and answering each
+ * from disk (a stat per encoding, a file stream) kept the dashboard's scripts waiting behind one
+ * another on a busy machine. They never change under their name; a new build is a new process.
+ * Returns the scripts and styles the build has, each with its loader.
+ */
+function assetFiles(dir: string): Map<string, () => Promise<Asset>> {
+  const names = new Set(fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+  const read = async (name: string): Promise<Asset> => {
+    const body = await fs.promises.readFile(path.join(dir, name))
+    const encoded: Asset['encoded'] = {}
+    for (const [encoding, suffix] of [
+      ['br', '.br'],
+      ['gzip', '.gz'],
+    ] as const)
+      if (names.has(name + suffix))
+        encoded[encoding] = await fs.promises.readFile(path.join(dir, name + suffix))
+    const type = ASSET_TYPES[path.extname(name)] ?? 'application/octet-stream'
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+    return { type, etag, body, encoded }
+  }
+  const files = new Map<string, () => Promise<Asset>>()
+  for (const name of names) {
+    if (!(path.extname(name) in ASSET_TYPES)) continue
+    let loaded: Promise<Asset> | undefined
+    files.set(name, () => {
+      if (!loaded) {
+        loaded = read(name)
+        // A failed read (the file went away) is tried again next time, not remembered.
+        loaded.catch(() => {
+          loaded = undefined
+        })
+      }
+      return loaded
+    })
+  }
+  return files
 }
 
 function prerenderedFile(root: string, routePath: string): string {
@@ -227,6 +283,23 @@ export async function webRoutes(app: FastifyInstance, options: WebOptions) {
         `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`,
       )
   })
+
+  // One route per script and style of the build; any other path under /assets (a file added after
+  // the start, an old build's name) is the static file server's, which answers 404 for what is not there.
+  for (const [name, load] of assetFiles(path.join(root, 'assets')))
+    app.get(`/assets/${name}`, { config: { assetAnswer: true } }, async (request, reply) => {
+      const asset = await load()
+      reply
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('content-type', asset.type)
+        .header('etag', asset.etag)
+      if (Object.keys(asset.encoded).length > 0) reply.header('vary', 'accept-encoding')
+      const known = request.headers['if-none-match']?.split(',').map((tag) => tag.trim().replace(/^W\//, ''))
+      if (known?.includes(asset.etag)) return reply.status(304).send()
+      const encoding = pageEncoding(request.headers['accept-encoding'], asset)
+      if (!encoding) return reply.send(asset.body)
+      return reply.header('content-encoding', encoding).send(asset.encoded[encoding])
+    })
 
   await app.register(fastifyStatic, {
     root,
