@@ -111,14 +111,18 @@ export default defineConfig({
               name: 'vendor',
               test: /node_modules[\\/](react|react-dom|react-router|scheduler|cookie|set-cookie-parser|@tanstack)[\\/]/,
               minShareCount: 2,
-              priority: 2,
+              priority: 3,
             },
             {
-              // Its own chunk, loaded only by what checks or validates with it (never the first load of
-              // a member screen or a public page).
+              // zod with the shared schemas, in one chunk loaded only by what checks or validates with
+              // them (never the first load of a member screen or a public page): a production build's
+              // check of a screen's answers asks for two files (this and lib/contracts), not ten.
               name: 'zod',
-              test: /node_modules[\\/]zod[\\/]/,
-              priority: 3,
+              test: (id) => /node_modules[\\/]zod[\\/]/.test(id) || schemaModules.has(id),
+              // After common: a group takes its modules' dependencies with it, and the zod-free rules
+              // and texts the schemas import (billing-rules, payment-messages...) belong to common,
+              // which the first screens load.
+              priority: 1,
             },
             {
               name: 'common',
@@ -129,6 +133,7 @@ export default defineConfig({
                 !/stripe|card-field|card-payment/.test(id) &&
                 !schemaModules.has(id),
               minShareCount: 2,
+              priority: 2,
             },
           ],
         },
