@@ -47,10 +47,11 @@ function DashboardFrame() {
     void queryClient.invalidateQueries()
   }, [])
 
-  // The app shell for instant repeat visits, and notifications: the dashboard's service worker.
-  useEffect(() => {
-    void registerDashboardWorker()
-  }, [])
+  // The app shell for instant repeat visits, and notifications: the dashboard's service worker,
+  // registered once the first screen is up (its install fetches and caches the shell, which on a
+  // phone's first visit would compete with the tab's own requests). Turning notifications on in
+  // Settings registers it at once if it is not yet.
+  useEffect(() => afterFirstScreen(() => void registerDashboardWorker()), [])
 
   // Signing out always ends on the sign-in page; the cache goes with the session (lib/query-client).
   const signOut = async () => {
