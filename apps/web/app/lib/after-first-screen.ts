@@ -25,3 +25,28 @@ export function afterFirstScreen(run: () => void): () => void {
     if (handle !== undefined) idle.cancelIdleCallback?.(handle)
   }
 }
+
+/**
+ * Runs `run` once, right after the browser has painted the frame being rendered now: for work that
+ * should start at once but not ahead of the screen it belongs to (the Signals tab's live stream).
+ * A page that paints no frames (a background tab) runs it within 100 ms anyway. Returns a cancel
+ * function.
+ */
+export function afterNextPaint(run: () => void): () => void {
+  let done = false
+  const once = () => {
+    if (done) return
+    done = true
+    cancelAnimationFrame(frame)
+    clearTimeout(fallback)
+    run()
+  }
+  // The frame callback runs before that frame's paint; the task it queues runs after it.
+  const frame = requestAnimationFrame(() => setTimeout(once, 0))
+  const fallback = setTimeout(once, 100)
+  return () => {
+    done = true
+    cancelAnimationFrame(frame)
+    clearTimeout(fallback)
+  }
+}

@@ -1,6 +1,7 @@
 import type { SignalEvent, SignalView } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
+import { afterNextPaint } from '../../lib/after-first-screen'
 import { checkAnswer } from '../../lib/api-client'
 import { contract } from '../../lib/contract'
 import { openLiveStream, type StreamStatus } from '../../lib/event-stream'
@@ -34,28 +35,33 @@ export function useLiveSignals(onEvent?: (event: SignalEvent) => void) {
   onEventRef.current = onEvent
 
   useEffect(() => {
-    const stream = openLiveStream({
-      path: '/signals/stream',
-      onStatus: setStatus,
-      onOpen: async ({ resumed }) => {
-        if (resumed) return
-        const fetchedFrom = Date.now()
-        await queryClient.refetchQueries({ queryKey: signalKeys.feeds })
-        void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
-        setLive((current) => new Map([...current].filter(([, item]) => item.receivedAt >= fetchedFrom)))
-      },
-      onEvent: (message) => {
-        if (message.event !== 'signal') return
-        let data: unknown
-        try {
-          data = JSON.parse(message.data)
-        } catch {
-          return
-        }
-        // Events are applied in the order they came: each waits on the same load of the schema.
-        void checkAnswer('GET /signals/stream', signalEvent, data).then(apply)
-      },
-    })
+    // Opened once the tab's first screen is painted, not ahead of it: on a phone the stream, and the
+    // fetch of the feed that follows its opening, would otherwise hold back that screen.
+    let stream: { close(): void } | undefined
+    const open = () => {
+      stream = openLiveStream({
+        path: '/signals/stream',
+        onStatus: setStatus,
+        onOpen: async ({ resumed }) => {
+          if (resumed) return
+          const fetchedFrom = Date.now()
+          await queryClient.refetchQueries({ queryKey: signalKeys.feeds })
+          void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
+          setLive((current) => new Map([...current].filter(([, item]) => item.receivedAt >= fetchedFrom)))
+        },
+        onEvent: (message) => {
+          if (message.event !== 'signal') return
+          let data: unknown
+          try {
+            data = JSON.parse(message.data)
+          } catch {
+            return
+          }
+          // Events are applied in the order they came: each waits on the same load of the schema.
+          void checkAnswer('GET /signals/stream', signalEvent, data).then(apply)
+        },
+      })
+    }
     const apply = (event: SignalEvent) => {
       setLive((current) => {
         const known = current.get(event.signal.id)
@@ -74,7 +80,11 @@ export function useLiveSignals(onEvent?: (event: SignalEvent) => void) {
       if (event.type !== 'published') void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
       onEventRef.current?.(event)
     }
-    return () => stream.close()
+    const cancel = afterNextPaint(open)
+    return () => {
+      cancel()
+      stream?.close()
+    }
   }, [queryClient])
 
   return { status, live }
