@@ -126,6 +126,40 @@ test('the dashboard is installable: it links its manifest once its first screen 
   expect(await answer.json()).toMatchObject({ start_url: '/dashboard', display: 'standalone' })
 })
 
+test.describe('offline', () => {
+  // Offline, the browser reports each API request it could not send.
+  test.use({ allowedConsoleErrors: [/net::ERR_INTERNET_DISCONNECTED/] })
+
+  test('the installed dashboard opens offline from its cached app shell and says it is offline', async ({
+    page,
+    request,
+    context,
+  }) => {
+    const member = await createMember(request)
+    await signIn(page, member)
+    await page.goto('/dashboard?tab=payments')
+    await expect(page.getByRole('heading', { name: 'Payment History' })).toBeVisible()
+    // Once the first screen is up the service worker installs, caches the app shell and takes the page.
+    await expect
+      .poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: 15_000 })
+      .toBe(true)
+
+    const offlineWord =
+      "You're offline. Your membership, signals and payments load again as soon as you're back online."
+    await context.setOffline(true)
+    await page.reload()
+    await expect(page.getByRole('heading', { name: 'Payment History' })).toBeVisible()
+    await expect(page.getByText(offlineWord)).toBeVisible()
+    // Another tab's code comes from the shell too.
+    await page.getByRole('link', { name: 'Subscription' }).first().click()
+    await expect(page.getByRole('heading', { level: 1, name: 'Subscription' })).toBeVisible()
+    await expect(page.getByText(offlineWord)).toBeVisible()
+
+    await context.setOffline(false)
+    await expect(page.getByText(offlineWord)).toBeHidden()
+  })
+})
+
 test('public pages carry no manifest and register no service worker', async ({ page }) => {
   const workerScripts: string[] = []
   page.on('request', (request) => {

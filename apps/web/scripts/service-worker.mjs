@@ -1,5 +1,5 @@
 // Writes the dashboard's service worker (service-worker/sw.js) to build/client/sw.js with this build's
-// version and the app shell's files: the hashed scripts and styles the dashboard page loads.
+// version and the app shell's files: the hashed scripts and styles of the dashboard and its tabs.
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -9,9 +9,9 @@ const client = path.join(web, 'build/client')
 const page = ['__spa-fallback.html', 'index.html'].map((name) => path.join(client, name)).find(fs.existsSync)
 if (!page) throw new Error('service worker: the build has no SPA fallback page')
 const html = fs.readFileSync(page, 'utf8')
-const shell = [
-  ...new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1])),
-].sort()
+// Every script and style the page names: those it loads, and those its boot script lists for the
+// dashboard's route and each tab, so that every tab opens offline once the worker is installed.
+const shell = [...new Set([...html.matchAll(/"(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]))].sort()
 if (!shell.some((file) => file.endsWith('.js')))
   throw new Error('service worker: no scripts found in the SPA fallback page')
 const template = fs.readFileSync(path.join(web, 'service-worker/sw.js'), 'utf8')
