@@ -11,7 +11,9 @@ if (!page) throw new Error('service worker: the build has no SPA fallback page')
 const html = fs.readFileSync(page, 'utf8')
 // Every script and style the page names: those it loads, and those its boot script lists for the
 // dashboard's route and each tab, so that every tab opens offline once the worker is installed.
-const shell = [...new Set([...html.matchAll(/"(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]))].sort()
+const shell = [
+  ...new Set([...html.matchAll(/"(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1])),
+].sort()
 if (!shell.some((file) => file.endsWith('.js')))
   throw new Error('service worker: no scripts found in the SPA fallback page')
 const template = fs.readFileSync(path.join(web, 'service-worker/sw.js'), 'utf8')

@@ -25,12 +25,16 @@ describe('afterNextPaint (the Signals tab opens its live stream with it)', () =>
     vi.unstubAllGlobals()
   })
 
-  it('runs right after the frame being rendered is painted, not before it, and once', () => {
+  it('runs right after the frame being rendered is on screen, not before it, and once', () => {
     const run = vi.fn()
     afterNextPaint(run)
     expect(run).not.toHaveBeenCalled()
     paintFrame()
-    // The frame's callbacks run before it is painted: the work waits for the task after it.
+    // A frame's callbacks run before it is painted: the work waits for the next frame, and the task
+    // after that frame's callbacks.
+    vi.advanceTimersByTime(0)
+    expect(run).not.toHaveBeenCalled()
+    paintFrame()
     expect(run).not.toHaveBeenCalled()
     vi.advanceTimersByTime(0)
     expect(run).toHaveBeenCalledTimes(1)

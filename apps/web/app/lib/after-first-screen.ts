@@ -27,7 +27,7 @@ export function afterFirstScreen(run: () => void): () => void {
 }
 
 /**
- * Runs `run` once, right after the browser has painted the frame being rendered now: for work that
+ * Runs `run` once, right after the browser has shown the frame being rendered now: for work that
  * should start at once but not ahead of the screen it belongs to (the Signals tab's live stream).
  * A page that paints no frames (a background tab) runs it within 100 ms anyway. Returns a cancel
  * function.
@@ -41,8 +41,11 @@ export function afterNextPaint(run: () => void): () => void {
     clearTimeout(fallback)
     run()
   }
-  // The frame callback runs before that frame's paint; the task it queues runs after it.
-  const frame = requestAnimationFrame(() => setTimeout(once, 0))
+  // A frame's callbacks run before it is painted, and the paint reaches the screen a moment later:
+  // the callback of the frame after it runs once it is there.
+  let frame = requestAnimationFrame(() => {
+    frame = requestAnimationFrame(() => setTimeout(once, 0))
+  })
   const fallback = setTimeout(once, 100)
   return () => {
     done = true

@@ -124,14 +124,17 @@ export function SignalsTab() {
   const [filter, setFilter] = useState<FeedFilter>({ kind: '', sport: '' })
   const [announcement, setAnnouncement] = useState('')
   const feed = useSignalFeed(filter)
-  const { status: streamStatus, live } = useLiveSignals((event) => setAnnouncement(announce(event)))
-  const staff = user?.role === 'admin' || user?.role === 'analyst'
-  const fullAccess = staff || Boolean(status.data?.hasAccess)
   // The list (a page of signal cards, the heaviest render of the tab) is rendered from a deferred copy
   // of the fetched pages: React renders it in slices that leave the page responsive, not in one long
   // task as the page arrives.
   const pages = useDeferredValue(feed.data?.pages)
   const listed = pages !== undefined
+  const { status: streamStatus, live } = useLiveSignals(
+    (event) => setAnnouncement(announce(event)),
+    !status.isPending && (listed || feed.isError),
+  )
+  const staff = user?.role === 'admin' || user?.role === 'analyst'
+  const fullAccess = staff || Boolean(status.data?.hasAccess)
   const signals = mergeFeed(pages?.flatMap((page) => page.items) ?? [], live, matchesFilter(filter))
   // Opened from a notification (`&signal=<id>`): that signal is brought into view and marked.
   const [params] = useSearchParams()

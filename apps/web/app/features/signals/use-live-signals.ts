@@ -1,10 +1,10 @@
 import type { SignalEvent, SignalView } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
-import { afterNextPaint } from '../../lib/after-first-screen'
 import { checkAnswer } from '../../lib/api-client'
 import { contract } from '../../lib/contract'
 import { openLiveStream, type StreamStatus } from '../../lib/event-stream'
+import { usePainted } from '../../lib/use-painted'
 import { signalKeys } from './signals-api'
 
 /** What each event of the stream is checked with. */
@@ -22,46 +22,47 @@ export interface LiveSignal {
 }
 
 /**
- * The live signal stream while the Signals tab is open: every event as the server sends it, newest
- * per signal. When the stream (re)opens without resuming (first connection, or a reconnect that
+ * The live signal stream while the Signals tab is open, from once its feed is on screen (`shown`):
+ * every event as the server sends it, newest per signal. When the stream (re)opens without resuming (first connection, or a reconnect that
  * lost its place), the feed is fetched again and what it now covers is dropped from the live list;
  * a resumed stream gets what it missed from the server itself (Last-Event-ID).
  */
-export function useLiveSignals(onEvent?: (event: SignalEvent) => void) {
+export function useLiveSignals(onEvent?: (event: SignalEvent) => void, shown = true) {
   const queryClient = useQueryClient()
   const [status, setStatus] = useState<StreamStatus>('connecting')
   const [live, setLive] = useState<ReadonlyMap<string, LiveSignal>>(new Map())
   const onEventRef = useRef(onEvent)
   onEventRef.current = onEvent
+  // Opened once the tab's first screen (`shown`: the feed as fetched) is painted, not ahead of it: on
+  // a phone the stream, and the fetch of the feed that follows its opening, would otherwise hold back
+  // that screen. Nothing published meanwhile is missed: opening fetches the feed again. Once open, it
+  // stays open while the tab is (a new filter fetches the feed, not the stream).
+  const painted = usePainted(shown)
 
   useEffect(() => {
-    // Opened once the tab's first screen is painted, not ahead of it: on a phone the stream, and the
-    // fetch of the feed that follows its opening, would otherwise hold back that screen.
-    let stream: { close(): void } | undefined
-    const open = () => {
-      stream = openLiveStream({
-        path: '/signals/stream',
-        onStatus: setStatus,
-        onOpen: async ({ resumed }) => {
-          if (resumed) return
-          const fetchedFrom = Date.now()
-          await queryClient.refetchQueries({ queryKey: signalKeys.feeds })
-          void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
-          setLive((current) => new Map([...current].filter(([, item]) => item.receivedAt >= fetchedFrom)))
-        },
-        onEvent: (message) => {
-          if (message.event !== 'signal') return
-          let data: unknown
-          try {
-            data = JSON.parse(message.data)
-          } catch {
-            return
-          }
-          // Events are applied in the order they came: each waits on the same load of the schema.
-          void checkAnswer('GET /signals/stream', signalEvent, data).then(apply)
-        },
-      })
-    }
+    if (!painted) return
+    const stream = openLiveStream({
+      path: '/signals/stream',
+      onStatus: setStatus,
+      onOpen: async ({ resumed }) => {
+        if (resumed) return
+        const fetchedFrom = Date.now()
+        await queryClient.refetchQueries({ queryKey: signalKeys.feeds })
+        void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
+        setLive((current) => new Map([...current].filter(([, item]) => item.receivedAt >= fetchedFrom)))
+      },
+      onEvent: (message) => {
+        if (message.event !== 'signal') return
+        let data: unknown
+        try {
+          data = JSON.parse(message.data)
+        } catch {
+          return
+        }
+        // Events are applied in the order they came: each waits on the same load of the schema.
+        void checkAnswer('GET /signals/stream', signalEvent, data).then(apply)
+      },
+    })
     const apply = (event: SignalEvent) => {
       setLive((current) => {
         const known = current.get(event.signal.id)
@@ -80,12 +81,8 @@ export function useLiveSignals(onEvent?: (event: SignalEvent) => void) {
       if (event.type !== 'published') void queryClient.invalidateQueries({ queryKey: ['signals', 'record'] })
       onEventRef.current?.(event)
     }
-    const cancel = afterNextPaint(open)
-    return () => {
-      cancel()
-      stream?.close()
-    }
-  }, [queryClient])
+    return () => stream.close()
+  }, [queryClient, painted])
 
   return { status, live }
 }
