@@ -111,7 +111,7 @@ export default defineConfig({
               name: 'vendor',
               test: /node_modules[\\/](react|react-dom|react-router|scheduler|cookie|set-cookie-parser|@tanstack)[\\/]/,
               minShareCount: 2,
-              priority: 3,
+              priority: 4,
             },
             {
               // zod with the shared schemas, in one chunk loaded only by what checks or validates with
@@ -133,6 +133,14 @@ export default defineConfig({
                 !/stripe|card-field|card-payment/.test(id) &&
                 !schemaModules.has(id),
               minShareCount: 2,
+              priority: 3,
+            },
+            {
+              // The Signals tab's first screen in one chunk, not five: the tab, the witness line and
+              // its check, the signal card and the status badge (shared with the record page and the
+              // admin's signals section, they came apart). After common, so shared code stays there.
+              name: 'signals-screens',
+              test: /apps[\\/]web[\\/]app[\\/]features[\\/]signals[\\/](signals-tab|record-witness|record-witness-check|signal-card|signal-status)\./,
               priority: 2,
             },
           ],

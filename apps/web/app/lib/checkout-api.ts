@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react'
 import { apiRequest } from './api-client'
 import { getClientConfig } from './client-config'
 import { contract } from './contract'
+import { usePainted } from './use-painted'
 
 /**
  * The navigation state the payment page needs: without it, it sends the member back to choose a
@@ -40,15 +41,24 @@ export function fetchPromoQuote(code: string, planId: string) {
   })
 }
 
-/** Whether the server offers crypto (BTCPay configured). */
-export function useCryptoEnabled(): boolean {
+/**
+ * Whether the server offers crypto (BTCPay configured), asked once the screen that shows it
+ * (`shown`: the plans) is painted: the crypto button can come a moment after the plans.
+ */
+export function useCryptoEnabled(shown = true): boolean {
   const [enabled, setEnabled] = useState(false)
+  const painted = usePainted(shown)
   useEffect(() => {
+    if (!painted) return
+    let current = true
     getClientConfig().then(
-      (config) => setEnabled(config.cryptoEnabled),
-      () => setEnabled(false),
+      (config) => current && setEnabled(config.cryptoEnabled),
+      () => current && setEnabled(false),
     )
-  }, [])
+    return () => {
+      current = false
+    }
+  }, [painted])
   return enabled
 }
 

@@ -28,8 +28,8 @@ export const TAB_MODULES: Readonly<Record<DashboardTab, readonly string[]>> = {
 
 /**
  * The data a tab's first screen waits for, asked for with the session check: the Subscription tab
- * shows its plans once the membership above them is known (its status, the plans on sale, and
- * whether crypto is offered), the Signals tab its feed once the member's access is known, Payment
+ * shows its plans once the membership above them is known (its status and the plans on sale), the
+ * Signals tab its feed once the member's access is known, Payment
  * History its payments with the plans they name. Each path is exactly what the app asks (the unit
  * test holds them to the API modules).
  */
@@ -40,15 +40,11 @@ export const SESSION_CHECK: BootRequest = { path: '/auth/profile', auth: true }
 /** The tab opened without ?tab= or with an unknown one (features/dashboard/tabs.ts, tabFrom). */
 export const FALLBACK_TAB: DashboardTab = 'overview'
 export const TAB_REQUESTS: Readonly<Partial<Record<DashboardTab, readonly BootRequest[]>>> = {
-  subscription: [status, plans, { path: '/config', auth: false }],
-  // The witness check's record key and head (features/signals/record-witness-check.ts): its
-  // verdict, the tab's largest text, follows the first paint once they are here.
-  signals: [
-    status,
-    { path: '/signals?limit=20', auth: true },
-    { path: '/record/key', auth: false, fresh: true },
-    { path: '/record/head', auth: false, fresh: true },
-  ],
+  // Not what a screen can show a moment later, after its first paint: whether crypto is offered (the
+  // Subscription tab's crypto button), the record key and head the Signals tab's witness check reads.
+  // On a phone each request ahead of the first screen waits its turn for one of six connections.
+  subscription: [status, plans],
+  signals: [status, { path: '/signals?limit=20', auth: true }],
   payments: [
     status,
     { path: '/payments/history?page=1&limit=10&sortBy=createdAt&sortOrder=desc', auth: true },

@@ -59,7 +59,7 @@ export function SubscriptionTab() {
   const [confirmCancel, setConfirmCancel] = useState(false)
   const [pausing, setPausing] = useState(false)
   const [working, setWorking] = useState(false)
-  const cryptoEnabled = useCryptoEnabled()
+  const cryptoEnabled = useCryptoEnabled(!status.isPending && !plans.isPending)
   const updatingCard = params.get('action') === UPDATE_CARD_ACTION
   const changingTo = params.get('change')
 
