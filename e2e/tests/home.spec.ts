@@ -81,16 +81,17 @@ test.describe('live price card', () => {
     await expect(card.getByRole('status')).toContainText(/^Updated: \d{1,2}:\d{2}:\d{2} [AP]M/)
     const rows = card.getByRole('listitem')
     await expect(rows).toHaveCount(3)
-    // The server may still hold a copy from before the prices were set; wait for the fresh one.
+    // The server may still hold a copy from before the prices were set (or taken between the three
+    // settings): wait for a copy with all three.
     await expect(async () => {
       await card.getByRole('button', { name: 'Refresh' }).click()
       await expect(rows.nth(0)).toContainText('$67,432', { timeout: 1000 })
+      await expect(rows.nth(1)).toContainText('$3,521', { timeout: 1000 })
+      await expect(rows.nth(2)).toContainText('$148.60', { timeout: 1000 })
     }).toPass({ timeout: 40_000 })
     await expect(rows.nth(0)).toContainText('BTC')
     await expect(rows.nth(0)).toContainText('+2.4%')
-    await expect(rows.nth(1)).toContainText('$3,521')
     await expect(rows.nth(1)).toContainText('-1.3%')
-    await expect(rows.nth(2)).toContainText('$148.60')
     await expect(rows.nth(2)).toContainText('+0.0%')
     await expect(card).toContainText('AI 95% Accuracy')
     expect(
