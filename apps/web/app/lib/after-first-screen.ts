@@ -28,7 +28,7 @@ export function afterFirstScreen(run: () => void): () => void {
 
 /**
  * Runs `run` once, right after the browser has shown the frame being rendered now: for work that
- * should start at once but not ahead of the screen it belongs to (the Signals tab's live stream).
+ * should start at once but not ahead of the screen it belongs to (lib/use-painted.ts).
  * A page that paints no frames (a background tab) runs it within 100 ms anyway. Returns a cancel
  * function.
  */

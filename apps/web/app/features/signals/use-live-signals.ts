@@ -23,9 +23,10 @@ export interface LiveSignal {
 
 /**
  * The live signal stream while the Signals tab is open, from once its feed is on screen (`shown`):
- * every event as the server sends it, newest per signal. When the stream (re)opens without resuming (first connection, or a reconnect that
- * lost its place), the feed is fetched again and what it now covers is dropped from the live list;
- * a resumed stream gets what it missed from the server itself (Last-Event-ID).
+ * every event as the server sends it, newest per signal. When the stream (re)opens without resuming
+ * (first connection, or a reconnect that lost its place), the feed is fetched again and what it now
+ * covers is dropped from the live list; a resumed stream gets what it missed from the server itself
+ * (Last-Event-ID).
  */
 export function useLiveSignals(onEvent?: (event: SignalEvent) => void, shown = true) {
   const queryClient = useQueryClient()
