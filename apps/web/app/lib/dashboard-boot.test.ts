@@ -4,11 +4,9 @@ import vm from 'node:vm'
 import { API_BASE, paths } from '@edgeclub/shared'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { tabFrom } from '../features/dashboard/tabs'
-import { runWitnessCheck } from '../features/signals/record-witness-check'
 import { fetchSignalPage } from '../features/signals/signals-api'
 import { FALLBACK_TAB, SESSION_CHECK, TAB_MODULES, TAB_REQUESTS } from '../routes/dashboard-tab-preload'
 import { apiRequest } from './api-client'
-import { getClientConfig } from './client-config'
 import { type DashboardBoot, type DashboardBootConfig, dashboardBootScript } from './dashboard-boot'
 import { fetchPaymentHistory } from './payment-history-api'
 import { fetchActivePlans } from './plans-api'
@@ -29,7 +27,7 @@ const config: DashboardBootConfig = {
   tabs: { overview: ['/assets/overview-1.js'], subscription: ['/assets/subscription-1.js'], community: [] },
   requests: [{ path: '/auth/profile', auth: true }],
   tabRequests: {
-    community: [{ path: '/record/head', auth: false, fresh: true }],
+    community: [{ path: '/plans', auth: false }],
     subscription: [
       { path: '/subscriptions/status', auth: true },
       { path: '/plans', auth: false },
@@ -99,14 +97,6 @@ describe('the dashboard boot script', () => {
       '/subscriptions/status',
       '/plans',
     ])
-  })
-
-  it('asks a fresh request past the HTTP cache', () => {
-    expect(openPage('/dashboard?tab=community', signedIn).asked.at(-1)).toEqual({
-      url: `${API_BASE}/record/head`,
-      headers: { accept: 'application/json' },
-      cache: 'no-cache',
-    })
   })
 
   it('opens the overview without a tab or with an unknown one, and a renamed tab under its new name', () => {
@@ -213,7 +203,7 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
     }
   })
 
-  it('asks early for the very GETs the API modules ask for, with the token and past the cache exactly as they do', async () => {
+  it('asks early for the very GETs the API modules ask for, with the token as they do and through the HTTP cache as they do', async () => {
     const asked = new Map<string, { auth: boolean; fresh: boolean }>()
     vi.stubGlobal('localStorage', {
       getItem: () => null,
@@ -236,10 +226,8 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
       await Promise.allSettled([
         fetchSubscriptionStatus(),
         fetchActivePlans(),
-        getClientConfig(),
         fetchPaymentHistory(),
         fetchSignalPage({ kind: '', sport: '' }),
-        runWitnessCheck(),
       ])
     } finally {
       vi.unstubAllGlobals()
@@ -248,7 +236,7 @@ describe("what the boot script asks for is what the dashboard's code asks for", 
     for (const request of Object.values(TAB_REQUESTS).flat())
       expect(asked.get(request!.path), request!.path).toEqual({
         auth: request!.auth,
-        fresh: Boolean(request!.fresh),
+        fresh: false,
       })
     expect(read('features/signals/record-witness.tsx')).toContain("import('./record-witness-check')")
     expect(read('lib/session-guard.tsx')).toContain(`apiRequest('${SESSION_CHECK.path}'`)

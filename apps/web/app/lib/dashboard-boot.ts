@@ -35,12 +35,11 @@ export interface DashboardBootConfig {
 
 /**
  * A GET under `api`, exactly as the app asks for it: `auth` sends the stored token (a public answer is
- * asked without it), `fresh` asks past the HTTP cache (`cache: 'no-cache'`).
+ * asked without it).
  */
 export interface BootRequest {
   path: string
   auth: boolean
-  fresh?: boolean
 }
 
 /** What the boot script leaves for the app: the stored token it used and its requests by path. */
@@ -73,10 +72,7 @@ function boot(config: DashboardBootConfig): void {
   for (const request of config.requests.concat(config.tabRequests[tab] ?? [])) {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (request.auth) headers.authorization = `Bearer ${token}`
-    const response = fetch(
-      config.api + request.path,
-      request.fresh ? { headers, cache: 'no-cache' } : { headers },
-    )
+    const response = fetch(config.api + request.path, { headers })
     response.catch(() => undefined)
     responses[request.path] = response
   }

@@ -29,9 +29,9 @@ export const TAB_MODULES: Readonly<Record<DashboardTab, readonly string[]>> = {
 /**
  * The data a tab's first screen waits for, asked for with the session check: the Subscription tab
  * shows its plans once the membership above them is known (its status and the plans on sale), the
- * Signals tab its feed once the member's access is known, Payment
- * History its payments with the plans they name. Each path is exactly what the app asks (the unit
- * test holds them to the API modules).
+ * Signals tab its feed once the member's access is known, Payment History its payments with the
+ * plans they name. Each path is exactly what the app asks (the unit test holds them to the API
+ * modules).
  */
 const status: BootRequest = { path: '/subscriptions/status', auth: true }
 const plans: BootRequest = { path: '/admin/plans/public/active', auth: false }
