@@ -100,13 +100,17 @@ export function responseSecurityHeaders(config: Config): Record<string, string> 
  * keeps a response out of another site's process; these answers are public, served to anyone).
  */
 export function jsonSecurityHeaders(headers: Record<string, string>): Record<string, string> {
-  const keep = ['strict-transport-security', 'x-content-type-options', 'x-frame-options']
   return {
     'content-security-policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-    ...Object.fromEntries(
-      keep.filter((name) => headers[name] !== undefined).map((name) => [name, headers[name]!]),
-    ),
+    ...only(headers, ['strict-transport-security', 'x-content-type-options', 'x-frame-options']),
   }
+}
+
+/** Those of `names` that `headers` has (HSTS is set in production only). */
+function only(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.filter((name) => headers[name] !== undefined).map((name) => [name, headers[name]!]),
+  )
 }
 
 /**
@@ -118,10 +122,7 @@ export function jsonSecurityHeaders(headers: Record<string, string>): Record<str
  * every header is bytes on the way to the first screen.
  */
 export function assetSecurityHeaders(headers: Record<string, string>): Record<string, string> {
-  const keep = ['strict-transport-security', 'x-content-type-options']
-  return Object.fromEntries(
-    keep.filter((name) => headers[name] !== undefined).map((name) => [name, headers[name]!]),
-  )
+  return only(headers, ['strict-transport-security', 'x-content-type-options'])
 }
 
 declare module 'fastify' {

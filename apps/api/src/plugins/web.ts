@@ -117,9 +117,8 @@ function assetFiles(dir: string): Map<string, () => Promise<Asset>> {
     ] as const)
       if (names.has(name + suffix))
         encoded[encoding] = await fs.promises.readFile(path.join(dir, name + suffix))
-    const type = ASSET_TYPES[path.extname(name)] ?? 'application/octet-stream'
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-    return { type, etag, body, encoded }
+    return { type: ASSET_TYPES[path.extname(name)]!, etag, body, encoded }
   }
   const files = new Map<string, () => Promise<Asset>>()
   for (const name of names) {
