@@ -1,3 +1,4 @@
+import type { APIRequestContext, Page } from '@playwright/test'
 import { expect, test } from '../support/fixtures'
 import { createMember, signIn, tokenOf } from '../support/members'
 
@@ -111,14 +112,18 @@ test('a member turns notifications on in Settings and the service worker shows t
   expect(payload.title).toContain('Lakers vs Suns')
 })
 
+/** A new member, signed in, on the dashboard's Payment History tab. */
+async function openPaymentHistory(page: Page, request: APIRequestContext) {
+  await signIn(page, await createMember(request))
+  await page.goto('/dashboard?tab=payments')
+  await expect(page.getByRole('heading', { name: 'Payment History' })).toBeVisible()
+}
+
 test('the dashboard is installable: it links its manifest once its first screen is up, and the manifest opens the dashboard', async ({
   page,
   request,
 }) => {
-  const member = await createMember(request)
-  await signIn(page, member)
-  await page.goto('/dashboard?tab=payments')
-  await expect(page.getByRole('heading', { name: 'Payment History' })).toBeVisible()
+  await openPaymentHistory(page, request)
   const manifest = page.locator('link[rel="manifest"]')
   await expect(manifest).toHaveAttribute('href', '/manifest.webmanifest')
   const answer = await request.get((await manifest.getAttribute('href'))!)
@@ -135,10 +140,7 @@ test.describe('offline', () => {
     request,
     context,
   }) => {
-    const member = await createMember(request)
-    await signIn(page, member)
-    await page.goto('/dashboard?tab=payments')
-    await expect(page.getByRole('heading', { name: 'Payment History' })).toBeVisible()
+    await openPaymentHistory(page, request)
     // Once the first screen is up the service worker installs, caches the app shell and takes the page.
     await expect
       .poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: 15_000 })
