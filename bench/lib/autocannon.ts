@@ -16,11 +16,13 @@ export interface ClosedLoopResult {
 
 /**
  * Maximum throughput, closed loop: autocannon in its own process (so the load generator never shares
- * the server's event loop), BENCH_CONNECTIONS connections (50) for BENCH_DURATION seconds (10).
+ * the server's event loop), BENCH_CONNECTIONS connections (50) for BENCH_DURATION seconds (10), or
+ * `seconds` when given (a warm-up).
  */
 export async function autocannon(
   url: string,
   headers: Record<string, string> = {},
+  seconds = envNumber('BENCH_DURATION', 10),
 ): Promise<ClosedLoopResult> {
   const bin = path.join(root, 'node_modules/.bin/autocannon')
   const args = [
@@ -28,7 +30,7 @@ export async function autocannon(
     '--connections',
     String(envNumber('BENCH_CONNECTIONS', 50)),
     '--duration',
-    String(envNumber('BENCH_DURATION', 10)),
+    String(seconds),
   ]
   for (const [key, value] of Object.entries(headers)) args.push('--headers', `${key}=${value}`)
   args.push(url)

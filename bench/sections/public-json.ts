@@ -3,7 +3,7 @@ import { autocannon, type ClosedLoopResult } from '../lib/autocannon'
 import { atLeast, equals, type Figure, figure, pending, round } from '../lib/figures'
 import type { Section } from '../lib/section'
 import { startApp, startBare } from '../lib/servers'
-import { cpuMs, sleep } from '../lib/util'
+import { cpuMs, envNumber, sleep } from '../lib/util'
 
 /**
  * Cached public JSON: maximum throughput of each endpoint (autocannon, closed loop) against a bare
@@ -81,7 +81,12 @@ export const publicJsonSection: Section = {
           // What the server spends at rest (the app's job queue polls its queues, timers run) is
           // measured for a few seconds first and taken off: on a crowded machine throughput falls,
           // and a fixed cost per second would otherwise be charged to fewer requests.
+          // Each server first answers the same load for BENCH_WARMUP_S seconds (3), unmeasured: a
+          // server runs for days, and the first seconds of a fresh process are spent compiling its hot
+          // path (on V8's background threads, which its CPU time counts), more of it for the app's
+          // longer path than for the bare route's.
           const withCpu = async (pid: number, target: string) => {
+            await autocannon(target, {}, envNumber('BENCH_WARMUP_S', 3))
             const restStarted = performance.now()
             const restBefore = await cpuMs(pid)
             await sleep(3000)

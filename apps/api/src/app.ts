@@ -48,7 +48,11 @@ import errorsPlugin, { apiNotFound, clientErrorHandler, frameworkErrorHandler } 
 import { healthRoutes } from './plugins/health'
 import { countJobAttempts, metricsPlugin } from './plugins/metrics'
 import openapiPlugin from './plugins/openapi'
-import securityPlugin, { cspDirectives, responseSecurityHeaders } from './plugins/security'
+import securityPlugin, {
+  apiSecurityHeaders,
+  cspDirectives,
+  responseSecurityHeaders,
+} from './plugins/security'
 import { webRoutes } from './plugins/web'
 import { prepareDatabase } from './prepare-database'
 import type { Jobs } from './queue/job-runner'
@@ -112,8 +116,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true },
-    frameworkErrors: frameworkErrorHandler(headers),
-    clientErrorHandler: clientErrorHandler(headers),
+    // Both answer with the JSON envelope, so with an API answer's security headers.
+    frameworkErrors: frameworkErrorHandler(apiSecurityHeaders(headers)),
+    clientErrorHandler: clientErrorHandler(apiSecurityHeaders(headers)),
     forceCloseConnections: 'idle',
     // A request that reaches a stopping instance on a connection it already had is answered (with
     // Connection: close, so the client goes elsewhere next): the database is closed only after the

@@ -96,8 +96,8 @@ describe('the API foundation', () => {
     expect(ready.json()).toEqual({ success: true, data: { status: 'ready', database: 'ok' } })
   })
 
-  it('sends a strict Content-Security-Policy that allows only itself and Stripe', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/discord/api/config' })
+  it('sends pages a strict Content-Security-Policy that allows only itself and Stripe', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/pricing' })
     const csp = String(response.headers['content-security-policy'])
     expect(csp).toContain("default-src 'self'")
     expect(csp).toContain("script-src 'self' https://js.stripe.com")
@@ -130,6 +130,9 @@ describe('the API foundation', () => {
     const docs = await t.app.inject({ method: 'GET', url: '/discord/api/docs/' })
     expect(docs.statusCode).toBe(200)
     expect(docs.headers['content-type']).toContain('text/html')
+    // A page: it may run its own scripts and styles, and carries a page's other headers.
+    expect(String(docs.headers['content-security-policy'])).toContain("script-src 'self'")
+    expect(docs.headers['cross-origin-opener-policy']).toBe('same-origin')
   })
 
   it('serves the public client configuration without secrets', async () => {

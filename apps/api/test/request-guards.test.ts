@@ -11,6 +11,23 @@ import { apiOperations, type Operation, stringFields } from './helpers/openapi'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
 const ADMIN = { email: 'guard@edgeclub.test', password: 'Guard$ecret123' }
+/** What every API answer carries (HSTS too, in production). */
+const API_SECURITY_HEADERS = [
+  'content-security-policy',
+  'cross-origin-resource-policy',
+  'x-content-type-options',
+  'x-frame-options',
+]
+/** A page's alone: they protect a document, and an API answer never is one. */
+const PAGE_ONLY_HEADERS = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+]
 
 type Sample = {
   path?: Record<string, string>
@@ -443,26 +460,12 @@ describe('request guards', () => {
 
   describe('malformed URLs', () => {
     const securityHeaders = (headers: Record<string, unknown>) =>
-      Object.fromEntries(
-        [
-          'content-security-policy',
-          'cross-origin-opener-policy',
-          'cross-origin-resource-policy',
-          'origin-agent-cluster',
-          'referrer-policy',
-          'x-content-type-options',
-          'x-dns-prefetch-control',
-          'x-download-options',
-          'x-frame-options',
-          'x-permitted-cross-domain-policies',
-          'x-xss-protection',
-        ].map((name) => [name, headers[name]]),
-      )
+      Object.fromEntries([...API_SECURITY_HEADERS, ...PAGE_ONLY_HEADERS].map((name) => [name, headers[name]]))
 
-    it('get the JSON envelope, a request id and the security headers every other answer has', async () => {
+    it('get the JSON envelope, a request id and the security headers every other API answer has', async () => {
       const normal = await t.app.inject({ method: 'GET', url: '/discord/api/config' })
       const expected = securityHeaders(normal.headers)
-      expect(Object.values(expected).every((value) => typeof value === 'string')).toBe(true)
+      for (const name of API_SECURITY_HEADERS) expect(expected[name], name).toEqual(expect.any(String))
       for (const url of ['/discord/api/%E0%A4%A', '/discord/api/admin/users/%E0%A4%A', '/%E0%A4%A']) {
         const response = await t.app.inject({ method: 'GET', url })
         expect(response.statusCode, url).toBe(400)
@@ -503,14 +506,7 @@ describe('request guards', () => {
   })
 
   describe('requests Node refuses before Fastify sees them', () => {
-    const securityHeaderNames = [
-      'content-security-policy',
-      'cross-origin-opener-policy',
-      'referrer-policy',
-      'strict-transport-security',
-      'x-content-type-options',
-      'x-frame-options',
-    ]
+    const securityHeaderNames = [...API_SECURITY_HEADERS, ...PAGE_ONLY_HEADERS, 'strict-transport-security']
     /** Writes raw bytes on a new connection; resolves with everything the server sent before closing. */
     const rawExchange = async (bytes: string) => {
       const address = await t.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => {
@@ -584,6 +580,34 @@ describe('request guards', () => {
       expect(response.headers['x-frame-options']).toBe('DENY')
       expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'")
     })
+  })
+
+  it("API answers and their errors carry an API answer's security headers, pages a page's", async () => {
+    const answers = [
+      await t.app.inject({ method: 'GET', url: '/discord/api/config' }),
+      await t.app.inject({
+        method: 'GET',
+        url: '/discord/api/payments/history',
+        headers: { authorization: `Bearer ${member.accessToken}` },
+      }),
+      await t.app.inject({ method: 'GET', url: '/discord/api/payments/history' }),
+      await t.app.inject({ method: 'GET', url: '/discord/api/nothing-here' }),
+      await t.app.inject({ method: 'GET', url: '/discord/api/%E0%A4%A' }),
+    ]
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 401, 404, 400])
+    for (const answer of answers) {
+      const where = `${answer.statusCode}`
+      expect(answer.headers['content-security-policy'], where).toBe(
+        "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+      )
+      expect(answer.headers['cross-origin-resource-policy'], where).toBe('same-origin')
+      expect(answer.headers['x-content-type-options'], where).toBe('nosniff')
+      expect(answer.headers['x-frame-options'], where).toBe('DENY')
+      for (const name of PAGE_ONLY_HEADERS) expect(answer.headers[name], `${where} ${name}`).toBeUndefined()
+    }
+    const page = await t.app.inject({ method: 'GET', url: '/pricing' })
+    expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'")
+    for (const name of PAGE_ONLY_HEADERS) expect(page.headers[name], name).toEqual(expect.any(String))
   })
 
   it("sends base-uri 'none' in the Content-Security-Policy of API answers and errors", async () => {

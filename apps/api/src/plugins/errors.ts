@@ -140,7 +140,7 @@ export default fp(
 
 /**
  * Requests Fastify refuses before any hook runs (a malformed URL, an over-long path parameter): the
- * envelope, with the request id and the security headers every other answer carries.
+ * envelope, with the request id and the security headers every other API answer carries.
  */
 export function frameworkErrorHandler(headers: Record<string, string>) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -174,7 +174,7 @@ function clientErrorAnswer(code: string | undefined): { status: number; message:
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (a malformed header line, a broken
  * chunked body, headers too large, a request that never finished arriving): the envelope with the
- * security headers every other answer carries, then the connection is closed (its stream cannot be
+ * security headers every other API answer carries, then the connection is closed (its stream cannot be
  * trusted to continue). A connection already gone gets nothing.
  */
 export function clientErrorHandler(headers: Record<string, string>) {

@@ -5,6 +5,9 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 
+/** The API's documentation pages (Swagger UI): pages, with a page's security headers (plugins/security.ts). */
+export const API_DOCS = `${API_BASE}/docs`
+
 /** OpenAPI generated from the same zod schemas that validate the routes. */
 export default fp(
   async (app: FastifyInstance) => {
@@ -23,7 +26,7 @@ export default fp(
       // Only the API belongs in the document, not the web pages.
       hideUntagged: true,
     })
-    await app.register(swaggerUi, { routePrefix: `${API_BASE}/docs`, staticCSP: true })
+    await app.register(swaggerUi, { routePrefix: API_DOCS, staticCSP: true })
     app.get(`${API_BASE}/openapi.json`, { schema: { hide: true } }, async () => app.swagger())
   },
   { name: 'openapi' },

@@ -7,6 +7,7 @@ import fp from 'fastify-plugin'
 import helmet, { type HelmetOptions } from 'helmet'
 import type { Config } from '../config'
 import { rateLimited } from '../lib/errors'
+import { API_DOCS } from './openapi'
 
 /** Stripe.js and its frames: the only third party a page may load. */
 const STRIPE_SCRIPT = 'https://js.stripe.com'
@@ -106,6 +107,17 @@ export function jsonSecurityHeaders(headers: Record<string, string>): Record<str
   }
 }
 
+/**
+ * What every other API answer needs: the JSON answer's set, and Cross-Origin-Resource-Policy, because
+ * most of them are one member's own data (their payments, their feed, an admin's lists), which no
+ * other site may pull into its process with a no-cors request carrying the member's cookie. Pages'
+ * headers protect a document; an API answer is JSON, an event stream or a download, never a page.
+ * Errors in the envelope (a malformed URL, a request Node refused) get the same.
+ */
+export function apiSecurityHeaders(headers: Record<string, string>): Record<string, string> {
+  return { ...jsonSecurityHeaders(headers), ...only(headers, ['cross-origin-resource-policy']) }
+}
+
 /** Those of `names` that `headers` has (HSTS is set in production only). */
 function only(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(
@@ -139,13 +151,23 @@ export default fp(
     const { config, headers } = options
     const jsonHeaders = jsonSecurityHeaders(headers)
     const assetHeaders = assetSecurityHeaders(headers)
-    // Every answer's request id and security headers, in one hook (it runs for each request).
+    const apiHeaders = apiSecurityHeaders(headers)
+    // Every answer's request id and security headers, in one hook (it runs for each request). A path
+    // under the API that no route has gets the API's set too: its answer is the envelope's 404. The
+    // API's documentation is pages.
+    const apiAnswer = (url: string) => url.startsWith(API_BASE) && !url.startsWith(API_DOCS)
     app.addHook('onRequest', (request, reply, done) => {
       const route = request.routeOptions.config
       reply
         .header('x-request-id', request.id)
         .headers(
-          route.jsonAnswer === true ? jsonHeaders : route.assetAnswer === true ? assetHeaders : headers,
+          route.jsonAnswer === true
+            ? jsonHeaders
+            : route.assetAnswer === true
+              ? assetHeaders
+              : apiAnswer(request.url)
+                ? apiHeaders
+                : headers,
         )
       done()
     })
