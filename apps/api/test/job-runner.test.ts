@@ -4,7 +4,13 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../src/db/migrate'
 import { EFFECT_RECORD_DAYS } from '../src/queue/effects-prune'
-import { type Jobs, type QueuePolicies, SWEEP_POLICY, startJobs } from '../src/queue/job-runner'
+import {
+  type Jobs,
+  type QueuePolicies,
+  SWEEP_POLICY,
+  startJobs,
+  WORKER_BACKSTOP_SECONDS,
+} from '../src/queue/job-runner'
 import { eventually } from './helpers/billing'
 import { createTestDatabase, type TestDatabase } from './helpers/test-app'
 
@@ -101,6 +107,61 @@ describe('business keys across queues', () => {
     )
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(ran.filter((line) => line === 'sync member-1')).toHaveLength(1)
+  })
+})
+
+/**
+ * An idle instance does not poll each of its ~30 queues: one query per poll asks which have a job
+ * ready, and only those workers look. A job queued from anywhere still starts within a poll or two.
+ */
+describe('an idle instance', () => {
+  it('asks once per poll which queues have work, fetches none while there is none, and starts a queued job within a poll', async () => {
+    const database = await createTestDatabase()
+    const opened = await database.open()
+    await migrateToLatest(opened.db)
+    // The queue each of pg-boss's fetches asked (its first parameter), as the database saw them.
+    const fetched: string[] = []
+    const counted = {
+      ...opened,
+      boss: {
+        executeSql: (text: string, values?: unknown[]) => {
+          if (text.includes('SKIP LOCKED')) fetched.push(String(values?.[0]))
+          return opened.boss.executeSql(text, values)
+        },
+      },
+    }
+    const names = ['discord.sync', 'stripe.cancel-subscription', 'rollups.settle', 'places.plan-changed']
+    const jobs = await startJobs(counted, {
+      policies: Object.fromEntries(names.map((name) => [name, SWEEP_POLICY])) as QueuePolicies,
+      pollSeconds: 0.5,
+      log: pino({ level: 'silent' }),
+    })
+    try {
+      const ran: string[] = []
+      await jobs.work('discord.sync', async (data) => {
+        ran.push(data.userId)
+      })
+      for (const name of names.slice(1) as ('stripe.cancel-subscription' | 'rollups.settle')[])
+        await jobs.work(name, async () => {})
+      // Each worker looks once as it starts; then the queues are idle for six polls.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      fetched.length = 0
+      await new Promise((resolve) => setTimeout(resolve, 3_000))
+      expect(fetched).toEqual([])
+
+      // Woken by the scan: a sleeping worker would look by itself only after WORKER_BACKSTOP_SECONDS.
+      await jobs.enqueue('discord.sync', { userId: 'member-1' })
+      await eventually(
+        async () => ran.length,
+        (count) => count === 1,
+        WORKER_BACKSTOP_SECONDS * 1000 - 10_000,
+      )
+      expect(ran).toEqual(['member-1'])
+      expect(new Set(fetched)).toEqual(new Set(['discord.sync']))
+    } finally {
+      await jobs.stop()
+      await database.drop()
+    }
   })
 })
 
