@@ -160,8 +160,9 @@ describe.skipIf(!onPostgres)('a crash around a payment', () => {
           (state) =>
             state.ledger.completed === 1 && state.receipts >= 1 && roleGrantsOf(discordUser.user.id) >= 1,
           // A follow-up the killed process had started is tried again once its time is up (a minute,
-          // found expired within 20 s, then its retry delay).
-          150_000,
+          // found expired within 20 s, then its retry delay: a flat minute for a receipt): up to 140 s
+          // and the restart, so 150 s left a run that caught the receipt mid-send a second's margin.
+          200_000,
         )
         // Anything that would repeat has had time to.
         await emulator.stripe.flushWebhooks()
