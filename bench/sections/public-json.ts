@@ -8,8 +8,9 @@ import { cpuMs, envNumber, sleep } from '../lib/util'
 /**
  * Cached public JSON: maximum throughput of each endpoint (autocannon, closed loop) against a bare
  * Fastify process answering the same bytes, measured in the same run with the same arrangement
- * (each server its own process, autocannon in a third). The bare route is measured before and after
- * the app's endpoint and averaged, so drift of the shared machine during the run cancels out.
+ * (each server its own process, autocannon in a third). The two take turns over a few short rounds
+ * and each figure is the median of the rounds' ratios, so drift of the shared machine during the run
+ * weighs on both alike.
  * Also: whether the answers can be cached by clients and proxies (ETag, Cache-Control, 304).
  *
  * An endpoint names the paths it may live at; the first that answers 200 is measured.
@@ -78,55 +79,93 @@ export const publicJsonSection: Section = {
           const url = `${app.url}${endpoint.path}`
           log(`autocannon ${endpoint.path} and its bare twin`)
           // CPU time each server spent per request: the same comparison, steadier on a busy machine.
-          // What the server spends at rest (the app's job queue polls its queues, timers run) is
-          // measured for a few seconds first and taken off: on a crowded machine throughput falls,
-          // and a fixed cost per second would otherwise be charged to fewer requests.
           // Each server first answers the same load for BENCH_WARMUP_S seconds (3), unmeasured: a
           // server runs for days, and the first seconds of a fresh process are spent compiling its hot
           // path (on V8's background threads, which its CPU time counts), more of it for the app's
-          // longer path than for the bare route's.
-          const withCpu = async (pid: number, target: string) => {
-            await autocannon(target, {}, envNumber('BENCH_WARMUP_S', 3))
-            const restStarted = performance.now()
-            const restBefore = await cpuMs(pid)
-            await sleep(3000)
-            const restMsPerS = ((await cpuMs(pid)) - restBefore) / ((performance.now() - restStarted) / 1000)
+          // longer path than for the bare route's. What each spends at rest (the app's job queue
+          // looks for work, timers run) is measured for a few seconds, both at once, and taken off:
+          // on a crowded machine throughput falls, and a fixed cost per second would otherwise be
+          // charged to fewer requests. Then BENCH_JSON_ROUNDS rounds (4) of BENCH_JSON_ROUND_S seconds
+          // (5) each, the two servers one after the other, first one then the other, so that a machine
+          // that slows down or speeds up during the run weighs on both alike; each figure is the
+          // median of the rounds' ratios.
+          const bareTarget = `${bare.url}/bare/${endpoint.name}`
+          await autocannon(bareTarget, {}, envNumber('BENCH_WARMUP_S', 3))
+          await autocannon(url, {}, envNumber('BENCH_WARMUP_S', 3))
+          const restStarted = performance.now()
+          const [bareRest0, appRest0] = await Promise.all([cpuMs(bare.pid), cpuMs(app.pid)])
+          await sleep(3000)
+          const restS = (performance.now() - restStarted) / 1000
+          const bareRestMsPerS = ((await cpuMs(bare.pid)) - bareRest0) / restS
+          const appRestMsPerS = ((await cpuMs(app.pid)) - appRest0) / restS
+          const measure = async (pid: number, target: string, restMsPerS: number) => {
             const started = performance.now()
             const cpuBefore = await cpuMs(pid)
-            const result = await autocannon(target)
+            const result = await autocannon(target, {}, envNumber('BENCH_JSON_ROUND_S', 5))
             const busyMs = (await cpuMs(pid)) - cpuBefore
             const restMs = restMsPerS * ((performance.now() - started) / 1000)
-            const usPerRequest = (Math.max(0, busyMs - restMs) * 1000) / Math.max(1, result.requests)
             return {
               ...result,
-              cpuUsPerRequest: Math.round(usPerRequest),
-              cpuUsPerRequestWithRest: Math.round((busyMs * 1000) / Math.max(1, result.requests)),
-              restCpuMsPerS: Math.round(restMsPerS),
+              cpuUsPerRequest: (Math.max(0, busyMs - restMs) * 1000) / Math.max(1, result.requests),
+              cpuUsPerRequestWithRest: (busyMs * 1000) / Math.max(1, result.requests),
             }
           }
-          const before = await withCpu(bare.pid, `${bare.url}/bare/${endpoint.name}`)
-          const measured = await withCpu(app.pid, url)
-          const after = await withCpu(bare.pid, `${bare.url}/bare/${endpoint.name}`)
-          const bareCpu = (before.cpuUsPerRequest + after.cpuUsPerRequest) / 2
-          const bareRps = (before.rps + after.rps) / 2
+          const rounds: {
+            bare: Awaited<ReturnType<typeof measure>>
+            app: Awaited<ReturnType<typeof measure>>
+          }[] = []
+          for (let round = 0; round < envNumber('BENCH_JSON_ROUNDS', 4); round++) {
+            const measureBare = () => measure(bare.pid, bareTarget, bareRestMsPerS)
+            const measureApp = () => measure(app.pid, url, appRestMsPerS)
+            if (round % 2 === 0) {
+              const bareRound = await measureBare()
+              rounds.push({ bare: bareRound, app: await measureApp() })
+            } else {
+              const appRound = await measureApp()
+              rounds.push({ app: appRound, bare: await measureBare() })
+            }
+          }
+          const median = (values: number[]) => {
+            const sorted = [...values].sort((a, b) => a - b)
+            const middle = Math.floor(sorted.length / 2)
+            return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+          }
+          const cpuRatios = rounds.map((r) => r.bare.cpuUsPerRequest / r.app.cpuUsPerRequest)
+          const rpsRatios = rounds.map((r) => r.app.rps / r.bare.rps)
+          const measured = {
+            rps: Math.round(median(rounds.map((r) => r.app.rps))),
+            p99: median(rounds.map((r) => r.app.p99)),
+            cpuUsPerRequest: Math.round(median(rounds.map((r) => r.app.cpuUsPerRequest))),
+            cpuUsPerRequestWithRest: Math.round(median(rounds.map((r) => r.app.cpuUsPerRequestWithRest))),
+            errors: rounds.reduce((sum, r) => sum + r.app.errors, 0),
+            non2xx: rounds.reduce((sum, r) => sum + r.app.non2xx, 0),
+          }
+          const bareMeasured = {
+            rps: Math.round(median(rounds.map((r) => r.bare.rps))),
+            p99: median(rounds.map((r) => r.bare.p99)),
+            cpuUsPerRequest: Math.round(median(rounds.map((r) => r.bare.cpuUsPerRequest))),
+            cpuUsPerRequestWithRest: Math.round(median(rounds.map((r) => r.bare.cpuUsPerRequestWithRest))),
+          }
+          const range = (values: number[]) =>
+            `${round(Math.min(...values), 2)}–${round(Math.max(...values), 2)}`
           const cache = await cacheCheck(url)
           const key = `json.${endpoint.name}`
-          const failures = (r: ClosedLoopResult) => r.errors + r.non2xx
+          const failures = (r: Pick<ClosedLoopResult, 'errors' | 'non2xx'>) => r.errors + r.non2xx
           figures.push(
-            figure(`${key}.ratio`, `${endpoint.path} throughput / bare`, round(measured.rps / bareRps, 2), {
+            figure(`${key}.ratio`, `${endpoint.path} throughput / bare`, round(median(rpsRatios), 2), {
               goal: atLeast(0.6),
-              note: `${measured.rps} vs ${Math.round(bareRps)} req/s, p99 ${measured.p99} vs ${before.p99} ms${
+              note: `${measured.rps} vs ${bareMeasured.rps} req/s, p99 ${measured.p99} vs ${bareMeasured.p99} ms (medians of ${rounds.length} rounds; ratios ${range(rpsRatios)})${
                 failures(measured) ? `, ${failures(measured)} errors/non-2xx` : ''
               }`,
             }),
             figure(
               `${key}.cpuRatio`,
               `${endpoint.path} bare CPU / app CPU per request`,
-              round(bareCpu / measured.cpuUsPerRequest, 2),
+              round(median(cpuRatios), 2),
               {
                 // Within 1.5× of the bare route's CPU per request.
                 goal: atLeast(0.67),
-                note: `${measured.cpuUsPerRequest} vs ${Math.round(bareCpu)} µs of server CPU per request beyond what each spends at rest (${measured.restCpuMsPerS} vs ${before.restCpuMsPerS} ms/s); with it ${measured.cpuUsPerRequestWithRest} vs ${before.cpuUsPerRequestWithRest} µs`,
+                note: `${measured.cpuUsPerRequest} vs ${bareMeasured.cpuUsPerRequest} µs of server CPU per request beyond what each spends at rest (${Math.round(appRestMsPerS)} vs ${Math.round(bareRestMsPerS)} ms/s); with it ${measured.cpuUsPerRequestWithRest} vs ${bareMeasured.cpuUsPerRequestWithRest} µs; rounds' ratios ${range(cpuRatios)}`,
               },
             ),
             figure(`${key}.etag`, `${endpoint.path} sends ETag`, cache.etag !== null, { goal: equals(true) }),
@@ -148,8 +187,9 @@ export const publicJsonSection: Section = {
             path: endpoint.path,
             bytes: Buffer.byteLength(endpoint.body),
             app: measured,
-            bareBefore: before,
-            bareAfter: after,
+            bare: bareMeasured,
+            restCpuMsPerS: { app: appRestMsPerS, bare: bareRestMsPerS },
+            rounds,
             cache,
           }
         }
