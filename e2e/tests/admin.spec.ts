@@ -233,6 +233,9 @@ test.describe('admin console', () => {
     await memberPage.goto('/dashboard?tab=subscription')
     await expect(memberPage.getByRole('region', { name: 'Your membership' })).toContainText('Active')
     await memberPage.context().close()
+    // The admin's window again: a window left behind another gets no animation frames in Chromium,
+    // and clicks wait for those.
+    await page.bringToFront()
 
     await page.goto('/admin?section=audit')
     await page.getByLabel('Search action, admin or target').fill('user.grant')
@@ -359,6 +362,7 @@ test.describe('admin console', () => {
     await memberPage.getByRole('button', { name: 'Pay $14.99' }).click()
     await expect(memberPage.getByText('Payment Successful!')).toBeVisible()
     await memberPage.context().close()
+    await page.bringToFront()
 
     await openAdmin(page, 'payments')
     await page.getByLabel('Search member, plan, status or kind').fill(member.email)

@@ -289,12 +289,19 @@ test.describe('sessions', () => {
     request,
   }) => {
     await signIn(page, await createMember(request))
+    // The server's answer is held until the check has been seen: a fixed delay shorter than the
+    // page's own load lets the answer arrive before the first screen, which then needs no check.
+    let answer!: () => void
+    const held = new Promise<void>((resolve) => {
+      answer = resolve
+    })
     await page.route('**/discord/api/auth/profile', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 800))
+      await held
       await route.continue()
     })
     await page.reload()
     await expect(page.getByText('Verifying authentication...')).toBeVisible()
+    answer()
     await expect(page.getByText('Welcome to your trading dashboard')).toBeVisible()
   })
 

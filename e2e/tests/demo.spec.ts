@@ -76,6 +76,7 @@ test('a new member pays by card, gets an invite, joins Discord and receives the 
       state.members.find((entry) => entry.user.username === member.discordUsername.toLowerCase())?.roles,
     ).toContain(discord.memberRoleId)
     await discordTab.close()
+    await page.bringToFront()
 
     await page.reload()
     await expect(page.getByText("You're in", { exact: true })).toBeVisible({ timeout: 30_000 })

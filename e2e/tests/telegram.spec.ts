@@ -70,7 +70,8 @@ test('a member connects Telegram, presses Start, joins the chat with their link 
     telegram.getByText(/This Telegram account is now tied to Jamie's EdgeClub membership/),
   ).toBeVisible()
 
-  // The dashboard sees the account (it looks again while the link is out).
+  // The dashboard sees the account (it looks again while the link is out), in its own window again.
+  await page.bringToFront()
   await expect(card.getByText(`Connected as @${username}`)).toBeVisible({ timeout: 20_000 })
 
   await join.click()
