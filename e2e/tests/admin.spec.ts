@@ -190,6 +190,8 @@ test.describe('admin console', () => {
     request,
     browser,
   }) => {
+    // Two people's sessions, one after the other: more than one test's time on a slow machine.
+    test.slow()
     const member = await createMember(request)
     await openAdmin(page, 'users')
     await searchMembers(page, member.email)
@@ -346,6 +348,8 @@ test.describe('admin console', () => {
     request,
     browser,
   }) => {
+    // Two people's sessions, one after the other: more than one test's time on a slow machine.
+    test.slow()
     const member = await createMember(request)
     const memberPage = await (await browser.newContext({ baseURL: process.env.E2E_BASE_URL })).newPage()
     await memberPage.route('https://js.stripe.com/**', async (route) => {
