@@ -410,6 +410,8 @@ test.describe('admin console', () => {
       page,
       request,
     }) => {
+      // Ban, unban, kick and their refusals, each confirmed first: a slow test's time on a slow machine.
+      test.slow()
       const member = await createMember(request)
       await openAdmin(page, 'users')
       await openMember(page, member)
