@@ -104,6 +104,8 @@ function logger(config: Config, stream: NodeJS.WritableStream | undefined) {
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const headers = responseSecurityHeaders(config)
+  // Both refusals below answer with the JSON envelope, so with an API answer's security headers.
+  const envelopeHeaders = apiSecurityHeaders(headers)
   const app = Fastify({
     logger: logger(config, options.logStream),
     bodyLimit: 1024 * 1024,
@@ -116,9 +118,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true },
-    // Both answer with the JSON envelope, so with an API answer's security headers.
-    frameworkErrors: frameworkErrorHandler(apiSecurityHeaders(headers)),
-    clientErrorHandler: clientErrorHandler(apiSecurityHeaders(headers)),
+    frameworkErrors: frameworkErrorHandler(envelopeHeaders),
+    clientErrorHandler: clientErrorHandler(envelopeHeaders),
     forceCloseConnections: 'idle',
     // A request that reaches a stopping instance on a connection it already had is answered (with
     // Connection: close, so the client goes elsewhere next): the database is closed only after the
