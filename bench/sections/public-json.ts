@@ -132,20 +132,21 @@ export const publicJsonSection: Section = {
           }
           const cpuRatios = rounds.map((r) => r.bare.cpuUsPerRequest / r.app.cpuUsPerRequest)
           const rpsRatios = rounds.map((r) => r.app.rps / r.bare.rps)
-          const measured = {
-            rps: Math.round(median(rounds.map((r) => r.app.rps))),
-            p99: median(rounds.map((r) => r.app.p99)),
-            cpuUsPerRequest: Math.round(median(rounds.map((r) => r.app.cpuUsPerRequest))),
-            cpuUsPerRequestWithRest: Math.round(median(rounds.map((r) => r.app.cpuUsPerRequestWithRest))),
-            errors: rounds.reduce((sum, r) => sum + r.app.errors, 0),
-            non2xx: rounds.reduce((sum, r) => sum + r.app.non2xx, 0),
+          // Each side's figures: the median of its rounds (errors and non-2xx summed).
+          const summary = (side: 'app' | 'bare') => {
+            const of = (pick: (r: (typeof rounds)[number]['app']) => number) =>
+              median(rounds.map((r) => pick(r[side])))
+            return {
+              rps: Math.round(of((r) => r.rps)),
+              p99: of((r) => r.p99),
+              cpuUsPerRequest: Math.round(of((r) => r.cpuUsPerRequest)),
+              cpuUsPerRequestWithRest: Math.round(of((r) => r.cpuUsPerRequestWithRest)),
+              errors: rounds.reduce((sum, r) => sum + r[side].errors, 0),
+              non2xx: rounds.reduce((sum, r) => sum + r[side].non2xx, 0),
+            }
           }
-          const bareMeasured = {
-            rps: Math.round(median(rounds.map((r) => r.bare.rps))),
-            p99: median(rounds.map((r) => r.bare.p99)),
-            cpuUsPerRequest: Math.round(median(rounds.map((r) => r.bare.cpuUsPerRequest))),
-            cpuUsPerRequestWithRest: Math.round(median(rounds.map((r) => r.bare.cpuUsPerRequestWithRest))),
-          }
+          const measured = summary('app')
+          const bareMeasured = summary('bare')
           const range = (values: number[]) =>
             `${round(Math.min(...values), 2)}–${round(Math.max(...values), 2)}`
           const cache = await cacheCheck(url)
