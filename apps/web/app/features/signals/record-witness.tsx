@@ -56,21 +56,29 @@ export function RecordWitness() {
     }
   }, [])
 
+  // One status line from the first paint on, its words replaced in place: a screen reader announces a
+  // live region's change only if the region was there before it, and the browser counts the line's
+  // first paint (the tab's), not the check's result arriving later, as its largest paint.
+  const line =
+    outcome === null
+      ? { tone: 'text-slate-400', text: 'Checking the record against the last head this browser saw...' }
+      : outcome.status === 'ok'
+        ? {
+            tone: 'text-emerald-300',
+            text: outcome.since
+              ? `Record checked: its signed head #${outcome.head.size} extends head #${outcome.since.size}, the one this browser kept from your last visit.`
+              : `Record checked: signed head #${outcome.head.size} verified. This browser keeps it to check the record on your next visit.`,
+          }
+        : outcome.status === 'unavailable'
+          ? { tone: 'text-amber-200', text: `Record not checked: ${outcome.reason}` }
+          : { tone: '', text: '' }
+
   return (
     <div className="min-h-15 text-sm sm:min-h-10">
-      {outcome === null ? (
-        <p className="text-slate-400">Checking the record against the last head this browser saw...</p>
-      ) : outcome.status === 'ok' ? (
-        <p role="status" className="text-emerald-300">
-          {outcome.since
-            ? `Record checked: its signed head #${outcome.head.size} extends head #${outcome.since.size}, the one this browser kept from your last visit.`
-            : `Record checked: signed head #${outcome.head.size} verified. This browser keeps it to check the record on your next visit.`}
-        </p>
-      ) : outcome.status === 'unavailable' ? (
-        <p role="status" className="text-amber-200">
-          Record not checked: {outcome.reason}
-        </p>
-      ) : (
+      <p role="status" className={line.tone}>
+        {line.text}
+      </p>
+      {outcome?.status === 'failed' && (
         <div
           role="alert"
           className="fixed inset-x-0 bottom-0 z-50 border-t-4 border-rose-500 bg-rose-950 p-5 text-rose-50 shadow-2xl"
