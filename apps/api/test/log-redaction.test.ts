@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/test-app'
+
+const API = '/discord/api'
+
+/** The app's log lines, parsed, that carry `msg`. */
+type Line = Record<string, Record<string, unknown> | undefined> & { msg?: string; reqId?: string }
+
+function linesWith(t: TestApp, msg: string): Line[] {
+  return t
+    .logs()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Line)
+    .filter((line) => line.msg === msg)
+}
+
+describe('credentials never reach the logs', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(async () => {
+    await t.close()
+  })
+
+  it("censors a logged object's passwords, tokens and secrets, and an error's own, and changes nothing else", async () => {
+    const body = { email: 'member@example.com', password: 'hunter2-hunter2', newPassword: 'n3w-pa55word' }
+    const call = { accessToken: 'at-0123456789', refresh: 'kept', clientSecret: 'cs_live_abc' }
+    const failure = Object.assign(new Error('the provider refused'), { token: 'tok-9876543210', status: 401 })
+    t.app.log.info({ body, call, err: failure, count: 3 }, 'logged with credentials')
+    // A request's logger (a child with the request id) censors the same.
+    t.app.log.child({ reqId: 'req-test-1' }).warn({ body }, 'logged by a request')
+
+    const [line] = linesWith(t, 'logged with credentials')
+    expect(line?.body).toEqual({
+      email: 'member@example.com',
+      password: '[redacted]',
+      newPassword: '[redacted]',
+    })
+    expect(line?.call).toEqual({ accessToken: '[redacted]', refresh: 'kept', clientSecret: '[redacted]' })
+    expect(line?.err).toMatchObject({ message: 'the provider refused', token: '[redacted]', status: 401 })
+    expect(line?.err?.stack).toContain('the provider refused')
+    expect(line?.count).toBe(3)
+    expect(linesWith(t, 'logged by a request')[0]?.body).toMatchObject({ password: '[redacted]' })
+    for (const secret of [
+      'hunter2-hunter2',
+      'n3w-pa55word',
+      'at-0123456789',
+      'cs_live_abc',
+      'tok-9876543210',
+    ])
+      expect(t.logs()).not.toContain(secret)
+    // The caller's own objects are left as they were.
+    expect(body.password).toBe('hunter2-hunter2')
+    expect(failure.token).toBe('tok-9876543210')
+  })
+
+  it('logs each request with its method, path, id and status, a secret query value masked', async () => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `${API}/auth/reset-password/check?token=secret-reset-token-1&email=a@b.c`,
+      headers: { authorization: 'Bearer not-logged-0123456789' },
+    })
+    const incoming = linesWith(t, 'incoming request').find((line) =>
+      String(line.req?.url ?? '').startsWith(`${API}/auth/reset-password/check`),
+    )
+    expect(incoming?.req).toMatchObject({
+      method: 'GET',
+      url: expect.stringContaining('token=%5Bredacted%5D'),
+    })
+    const completed = linesWith(t, 'request completed').find((line) => line.reqId === incoming?.reqId)
+    expect(completed?.res).toEqual({ statusCode: response.statusCode })
+    expect(t.logs()).not.toContain('secret-reset-token-1')
+    expect(t.logs()).not.toContain('not-logged-0123456789')
+  })
+})
