@@ -3,14 +3,13 @@ import path from 'node:path'
 import { API_BASE } from '@edgeclub/shared'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
-import { stdSerializers } from 'pino'
 import type { Config } from './config'
 import { type Database, openDatabase } from './db/database'
 import { btcpaySettings } from './integrations/btcpay/btcpay-client'
 import { createMailer } from './integrations/mail/mailer'
 import { type Clock, systemClock } from './lib/clock'
 import { resolveJwtSecret } from './lib/jwt-secret'
-import { censorLogLine, censorSecrets, LOG_REDACT_PATHS, redactUrl } from './lib/redact'
+import { censorLogLine, LOG_REDACT_PATHS, redactUrl } from './lib/redact'
 import { trustProxyOption } from './lib/trust-proxy'
 import { adminRoutes } from './modules/admin/admin-routes'
 import { ensureAdmin } from './modules/auth/admin-accounts'
@@ -82,29 +81,21 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/
 /** How long a closing server waits for requests in flight (the process gives up at 20 s: server.ts). */
 const DRAIN_MS = 10_000
 
-/**
- * What a request, a reply and an error are logged as (Fastify's own, replaced). An error's own fields
- * are logged as they are, so a credential among them is censored; every other object a line carries
- * is censored by censorLogLine (lib/redact.ts).
- */
-const LOG_SERIALIZERS = {
-  req: (request: { method: string; url: string; id: string; ip: string }) => ({
-    method: request.method,
-    url: redactUrl(request.url),
-    id: request.id,
-    // The client's address as TRUST_PROXY lets the server see it.
-    ip: request.ip,
-  }),
-  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
-  err: (error: Error) => censorSecrets(stdSerializers.err(error)),
-}
-
 function logger(config: Config, stream: NodeJS.WritableStream | undefined) {
   return {
     level: config.logLevel,
     redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
-    formatters: { log: censorLogLine(new Set(Object.keys(LOG_SERIALIZERS))) },
-    serializers: LOG_SERIALIZERS,
+    // Every object a line carries, an error included, with its credential fields censored.
+    formatters: { log: censorLogLine },
+    serializers: {
+      req: (request: { method: string; url: string; id: string; ip: string }) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        id: request.id,
+        // The client's address as TRUST_PROXY lets the server see it.
+        ip: request.ip,
+      }),
+    },
     ...(stream ? { stream } : {}),
   }
 }

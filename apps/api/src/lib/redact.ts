@@ -64,7 +64,7 @@ function copyOf(value: object): Record<string, unknown> {
  * `value` with its credential fields censored, as a copy (the caller's object is never changed), or
  * `value` itself when it has none.
  */
-export function censorSecrets<T>(value: T): T {
+function censorSecrets<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
   let copy: Record<string, unknown> | undefined
   for (const field of SECRET_FIELDS) {
@@ -78,20 +78,17 @@ export function censorSecrets<T>(value: T): T {
 /**
  * pino's `formatters.log`: each top-level value of a line with its credential fields censored, as
  * pino's `*.<field>` redact paths did. Those ran pino's redaction on every value of every line, about
- * 15 µs a line, two lines a request; this looks up ten names in each object. Keys in `serialized` are
- * skipped: pino serializes them after this runs, and their serializers censor what they make.
+ * 15 µs a line, two lines a request; this looks up ten names in each object. It runs before pino's
+ * serializers, so an error is censored as thrown, its own fields included.
  */
-export function censorLogLine(serialized: ReadonlySet<string>) {
-  return (line: Record<string, unknown>): Record<string, unknown> => {
-    let censored = line
-    for (const key in line) {
-      if (serialized.has(key)) continue
-      const value = line[key]
-      const safe = censorSecrets(value)
-      if (safe === value) continue
-      if (censored === line) censored = { ...line }
-      censored[key] = safe
-    }
-    return censored
+export function censorLogLine(line: Record<string, unknown>): Record<string, unknown> {
+  let censored = line
+  for (const key in line) {
+    const value = line[key]
+    const safe = censorSecrets(value)
+    if (safe === value) continue
+    if (censored === line) censored = { ...line }
+    censored[key] = safe
   }
+  return censored
 }
