@@ -1,7 +1,6 @@
 // The limiter's decorator (app.rateLimit), registered by plugins/security.ts.
 import type {} from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
-import { validatorCompiler } from 'fastify-type-provider-zod'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { type CachedJson, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
 import { envelope } from './envelope'
@@ -22,23 +21,6 @@ export function createInvalidation(): Invalidation {
     subscribe: (listener) => {
       listeners.push(listener)
     },
-  }
-}
-
-/**
- * The query's check, skipped for a request with no query at all (the shared copy's, nearly every
- * one): a schema whose fields are all optional, without defaults, takes an empty query as it is.
- */
-function emptyQueryPasses(querystring: z.ZodType): FastifySchemaCompiler<unknown> {
-  const empty = querystring.safeParse({})
-  if (!empty.success || Object.keys(empty.data as object).length > 0)
-    throw new Error("a cached route's query must take an empty query as it is")
-  return (definition) => {
-    const check = validatorCompiler({ ...definition, schema: definition.schema as z.ZodType })
-    return (data) => {
-      for (const _ in data as object) return check(data)
-      return { value: data }
-    }
   }
 }
 
@@ -114,7 +96,6 @@ export function cachedJsonRoute<Data extends z.ZodType>(
               if (!perRequest.applies(request)) return done()
               limit.call(app, request, reply).then(() => done(), done)
             },
-            validatorCompiler: emptyQueryPasses(perRequest.querystring),
           }
         : {}),
       schema: {
