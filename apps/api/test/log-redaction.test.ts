@@ -7,12 +7,7 @@ const API = '/discord/api'
 type Line = Record<string, Record<string, unknown> | undefined> & { msg?: string; reqId?: string }
 
 function linesWith(t: TestApp, msg: string): Line[] {
-  return t
-    .logs()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Line)
-    .filter((line) => line.msg === msg)
+  return t.logLines<Line>().filter((line) => line.msg === msg)
 }
 
 describe('credentials never reach the logs', () => {

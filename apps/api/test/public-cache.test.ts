@@ -136,10 +136,7 @@ describe('cached public JSON', () => {
   it('logs one successful answer of a hot route in a hundred, and every other outcome', async () => {
     const lines = () =>
       t
-        .logs()
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { msg?: string; req?: { url?: string }; sampled?: number })
+        .logLines<{ msg?: string; req?: { url?: string }; sampled?: number }>()
         .filter((line) => line.req?.url === `${API}/record`)
     const before = lines().length
     for (let i = 0; i < 2 * HOT_LOG_SAMPLE; i++) expect((await get('/record')).statusCode).toBe(200)
@@ -153,10 +150,7 @@ describe('cached public JSON', () => {
     const bad = await get('/record?since=not-a-date')
     expect(bad.statusCode).toBe(400)
     const refused = t
-      .logs()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { req?: { url?: string }; res?: { statusCode?: number } })
+      .logLines<{ req?: { url?: string }; res?: { statusCode?: number } }>()
       .filter((line) => line.req?.url === `${API}/record?since=not-a-date` && line.res?.statusCode === 400)
     expect(refused).toHaveLength(1)
   })

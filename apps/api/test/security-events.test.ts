@@ -41,12 +41,7 @@ describe('security events in the log', () => {
       headers,
       ...(payload === undefined ? {} : { payload }),
     })
-  const lines = (): LogLine[] =>
-    h.t
-      .logs()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as LogLine)
+  const lines = (): LogLine[] => h.t.logLines<LogLine>()
   /** The one line of `event` written while answering `response`. */
   const eventOf = (response: LightMyRequestResponse, event: string): LogLine => {
     const requestId = String(response.headers['x-request-id'])

@@ -40,10 +40,7 @@ describe('TRUST_PROXY and the client address', () => {
 
   const loggedAddresses = (app: TestApp) =>
     app
-      .logs()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { req?: { ip?: string; url?: string } })
+      .logLines<{ req?: { ip?: string; url?: string } }>()
       .filter((line) => line.req?.url === '/discord/api/config')
       .map((line) => line.req?.ip)
 

@@ -36,6 +36,8 @@ export interface TestApp {
   database: Database
   /** Every log line the app wrote, as text. */
   logs: () => string
+  /** Every log line the app wrote, parsed (pino writes one JSON object a line). */
+  logLines: <Line = Record<string, unknown>>() => Line[]
   close(): Promise<void>
 }
 
@@ -147,6 +149,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     config,
     database,
     logs: () => logText,
+    logLines: <Line>() =>
+      logText
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Line),
     close: async () => {
       await app.close()
       if (!options.database) await testDatabase.drop()
