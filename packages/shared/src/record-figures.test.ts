@@ -205,6 +205,14 @@ describe('the record computed from ledger entries alone', () => {
     expect(firstDifference(nextDay, at(nextDay.asOf))).toBeNull()
   })
 
+  it('an empty ledger names one fixed moment, so a fresh club\'s record keeps its ETag across reloads', () => {
+    const at = (now: string) => computeRecordFigures({ entries: [], revealed: [], sha256, asOf: now })
+    const morning = at('2026-11-10T08:00:00.000Z')
+    expect(morning.asOf).toBe('1970-01-01T00:00:00.000Z')
+    expect(JSON.stringify(at('2026-11-12T20:00:00.000Z'))).toBe(JSON.stringify(morning))
+    expect(firstDifference(morning, at(morning.asOf))).toBeNull()
+  })
+
   it('bettor figures for picks: yield at stated and level stakes, break-even, Wilson, drawdown, runs, closing line', () => {
     // Four picks in settlement order: won at 2.00 staking 2 (+2), lost at 1.50 staking 1 (−1),
     // lost at 2.50 staking 1 (−1), won at 2.00 staking 1 (+1), then a push at 1.80.

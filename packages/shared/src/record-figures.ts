@@ -416,8 +416,9 @@ export function computeRecordFigures(source: RecordSource): SignalRecord {
     .sort((a, b) => a.publish.seq - b.publish.seq)
   // The clock moves the figures only where a commitment falls due or turns overdue: the answer names
   // the last such moment (or the last entry), so it stays the same, byte for byte and ETag for ETag,
-  // until the next one. Recomputed at that moment, the figures come out the same.
-  let lastChange = source.entries.length === 0 ? asOf : Number.NEGATIVE_INFINITY
+  // until the next one. Recomputed at that moment, the figures come out the same. An empty ledger's
+  // figures have never changed: its moment is the epoch, the same on every instance and every reload.
+  let lastChange = 0
   for (const entry of source.entries) lastChange = Math.max(lastChange, Math.min(Date.parse(entry.at), asOf))
   for (const item of tracked) {
     if (item.dueAt === null) continue

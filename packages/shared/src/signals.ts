@@ -347,8 +347,9 @@ export const RecordSchema = z.object({
   /** Set when the record counts only signals published since then (a member's own record). */
   since: z.string().nullable(),
   /**
-   * The last moment the figures changed (an entry, a commitment falling due or turning overdue): they
-   * hold from then until now. Recompute with it to check the figures.
+   * The last moment the figures changed (an entry, a commitment falling due or turning overdue; the
+   * epoch while the ledger is empty): they hold from then until now. Recompute with it to check the
+   * figures.
    */
   asOf: z.string(),
   /** When the first signal in scope was published: the record's period starts there. */
