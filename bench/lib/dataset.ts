@@ -13,7 +13,8 @@ import { envNumber } from './util'
  *
  * Indexes and key constraints of the filled tables are read from the catalog after the migrations,
  * dropped for the fill and recreated from those exact definitions after it (building an index once
- * is minutes; maintaining it through 10M random inserts is hours). Check constraints stay on, and
+ * is minutes; maintaining it through 10M random inserts is hours), with the statistics targets the
+ * migrations set on index columns. Check constraints stay on, and
  * recreating unique keys and foreign keys validates every row against them.
  *
  * Members sign in with access tokens minted by the bench (no password hashing); their sessions
@@ -239,6 +240,8 @@ interface SavedDefinitions {
   foreignKeys: { table: string; name: string; definition: string }[]
   keys: { table: string; name: string; definition: string }[]
   indexes: { name: string; definition: string }[]
+  /** Statistics targets set on index columns (an index's definition does not carry them). */
+  statistics: { index: string; column: number; target: number }[]
 }
 
 async function readDefinitions(client: pg.Client): Promise<SavedDefinitions> {
@@ -256,7 +259,17 @@ async function readDefinitions(client: pg.Client): Promise<SavedDefinitions> {
      from pg_index i where i.indrelid in (${tables})
        and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`,
   )
-  return { foreignKeys: foreignKeys.rows, keys: keys.rows, indexes: indexes.rows }
+  const statistics = await client.query(
+    `select a.attrelid::regclass::text as index, a.attnum as column, a.attstattarget as target
+     from pg_index i join pg_attribute a on a.attrelid = i.indexrelid
+     where i.indrelid in (${tables}) and a.attstattarget > 0`,
+  )
+  return {
+    foreignKeys: foreignKeys.rows,
+    keys: keys.rows,
+    indexes: indexes.rows,
+    statistics: statistics.rows,
+  }
 }
 
 async function timed(log: (line: string) => void, label: string, work: () => Promise<unknown>) {
@@ -509,6 +522,8 @@ async function fill(databaseUrl: string, shape: DatasetShape, log: (line: string
     log,
   )
   const finish = await session(databaseUrl)
+  for (const { index, column, target } of saved.statistics)
+    await finish.query(`alter index ${index} alter column ${column} set statistics ${target}`)
   for (const table of FILLED_TABLES) await finish.query(`alter table ${table} enable trigger user`)
   // The rollups the triggers keep (totals, analytics), computed from the filled tables at once.
   const rebuild = await finish.query(`select 1 from pg_proc where proname = 'rebuild_rollups'`)

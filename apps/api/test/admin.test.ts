@@ -122,6 +122,63 @@ describe('the admin API', () => {
     await t.database.db.deleteFrom('users').where('email', 'like', 'quokka%@example.com').execute()
   })
 
+  it('ADMIN-02 a search by plan name pages through its holders and the members named by it alike, on shallow and deep pages', async () => {
+    // 230 holders of the Yearly plan and one member whose name holds "yearly" but who holds no plan.
+    // The first pages check each member's own subscriptions, deeper ones (past 200 rows) one list
+    // of the holders: the pages join up to one list in the list's order either way.
+    const { id: yearly } = await t.database.db
+      .selectFrom('plans')
+      .select('id')
+      .where('slug', '=', 'yearly')
+      .executeTakeFirstOrThrow()
+    const start = Date.parse('2026-06-01T00:00:00Z')
+    const holders = await t.database.db
+      .insertInto('users')
+      .values(
+        Array.from({ length: 231 }, (_, n) => ({
+          email: `holder${n}@example.com`,
+          email_normalized: `holder${n}@example.com`,
+          password_hash: 'not-a-hash',
+          first_name: n === 230 ? 'Yearly' : 'Holder',
+          last_name: `Fan${n}`,
+          discord_username: `holder_${n}`,
+          created_at: new Date(start + (n % 7) * 60_000 + n * 1000),
+        })),
+      )
+      .returning(['id', 'first_name', 'created_at'])
+      .execute()
+    await t.database.db
+      .insertInto('subscriptions')
+      .values(
+        holders
+          .filter((h) => h.first_name === 'Holder')
+          .map((h) => ({
+            user_id: h.id,
+            plan_id: yearly,
+            provider: 'admin',
+            status: 'active',
+            start_date: new Date(start),
+            end_date: new Date(start + 365 * 86_400_000),
+          })),
+      )
+      .execute()
+    const expected = [...holders]
+      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1))
+      .map((h) => h.id)
+    const page = async (n: number) =>
+      (
+        await as(t.app, admin.accessToken, {
+          method: 'GET',
+          url: `${API}/admin/users?search=yearly&limit=100&page=${n}`,
+        })
+      ).json().data
+    const pages = [await page(1), await page(2), await page(3)]
+    expect(pages.flatMap((p) => p.items.map((u: { id: string }) => u.id))).toEqual(expected)
+    expect(pages[2].pagination).toEqual({ page: 3, limit: 100, total: 231, pages: 3 })
+    await t.database.db.deleteFrom('subscriptions').where('plan_id', '=', yearly).execute()
+    await t.database.db.deleteFrom('users').where('email', 'like', 'holder%@example.com').execute()
+  })
+
   it('grants complimentary access, audited, and the member sees it', async () => {
     const response = await as(t.app, admin.accessToken, {
       method: 'POST',

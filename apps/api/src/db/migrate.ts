@@ -18,6 +18,7 @@ import * as placesAndTelegram from './migrations/2026-11-26-06-places-and-telegr
 import * as recordLog from './migrations/2026-11-26-07-record-log'
 import * as siteClaims from './migrations/2026-11-26-08-site-claims'
 import * as push from './migrations/2026-11-26-09-push'
+import * as searchStatistics from './migrations/2026-11-27-01-search-statistics'
 
 /** Listed here rather than read from disk, so the same list runs under tsx, tests and bundlers. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-07-record-log': recordLog,
   '2026-11-26-08-site-claims': siteClaims,
   '2026-11-26-09-push': push,
+  '2026-11-27-01-search-statistics': searchStatistics,
 }
 
 /**
