@@ -56,7 +56,12 @@ async function launch(
     output = (output + chunk.toString()).slice(-8000)
   }
   const spawnedAt = performance.now()
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script], {
+  // BENCH_CPU_PROF=<folder>: every server writes a V8 CPU profile there when it stops (Node refuses
+  // --cpu-prof in NODE_OPTIONS); open it in Chrome DevTools or read it with any .cpuprofile tool.
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : []
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...nodeArgs, script], {
     cwd: root,
     env: { ...process.env, ...env },
     // Logs go where an operator's would (a pipe), at the level the operator runs; drained here.
