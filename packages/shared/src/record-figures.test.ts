@@ -205,7 +205,7 @@ describe('the record computed from ledger entries alone', () => {
     expect(firstDifference(nextDay, at(nextDay.asOf))).toBeNull()
   })
 
-  it('an empty ledger names one fixed moment, so a fresh club\'s record keeps its ETag across reloads', () => {
+  it("an empty ledger names one fixed moment, so a fresh club's record keeps its ETag across reloads", () => {
     const at = (now: string) => computeRecordFigures({ entries: [], revealed: [], sha256, asOf: now })
     const morning = at('2026-11-10T08:00:00.000Z')
     expect(morning.asOf).toBe('1970-01-01T00:00:00.000Z')
