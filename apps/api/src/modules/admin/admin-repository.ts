@@ -67,12 +67,13 @@ export function createAdminRepository(db: Kysely<DB>) {
         // (distinct, from the plan's index alone), then those found by text who hold none of them,
         // counted no further than the cap (a few letters match tens of thousands of members).
         const cap = countCapFor(query.page, query.limit)
+        // Every holder of a named plan (from the plan's (plan_id, user_id) index alone).
+        const holders = db
+          .selectFrom('subscriptions')
+          .select('subscriptions.user_id')
+          .where('subscriptions.plan_id', 'in', planIds)
         countMatching = async () => {
           if (planIds.length === 0) return countUpTo(db, roleOnly.where(inText).select('users.id'), cap)
-          const holders = db
-            .selectFrom('subscriptions')
-            .select('subscriptions.user_id')
-            .where('subscriptions.plan_id', 'in', planIds)
           const [byPlan, byTextOnly] = await Promise.all([
             // Distinct members from the plan's (plan_id, user_id) index, already in member order.
             countUpTo(
@@ -110,10 +111,6 @@ export function createAdminRepository(db: Kysely<DB>) {
           planIds.length === 0
             ? matching.where(inText)
             : matching.where((eb) => {
-                const holds = eb
-                  .selectFrom('subscriptions')
-                  .select('subscriptions.user_id')
-                  .where('subscriptions.plan_id', 'in', planIds)
                 // The page walks members in its order until it has its rows. For the first pages that
                 // is a few hundred members, each checked through its own subscriptions (a probe of the
                 // plan's index; `offset 0` keeps PostgreSQL from hashing instead): 3 ms at 1M members
@@ -123,8 +120,15 @@ export function createAdminRepository(db: Kysely<DB>) {
                 return eb.or([
                   inText,
                   query.page * query.limit <= PROBE_PLAN_HOLDERS_UP_TO
-                    ? eb.exists(holds.whereRef('subscriptions.user_id', '=', 'users.id').offset(0))
-                    : eb('users.id', 'in', holds),
+                    ? eb.exists(
+                        eb
+                          .selectFrom('subscriptions')
+                          .select('subscriptions.id')
+                          .whereRef('subscriptions.user_id', '=', 'users.id')
+                          .where('subscriptions.plan_id', 'in', planIds)
+                          .offset(0),
+                      )
+                    : eb('users.id', 'in', holders),
                 ])
               })
       }
