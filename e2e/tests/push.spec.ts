@@ -41,6 +41,19 @@ test('a member turns notifications on in Settings and the service worker shows t
     for (const registration of updated)
       if (!registration.isDeleted) registrations.set(registration.scopeURL, registration.registrationId)
   })
+  // What the worker went through, attached to the report if the notification never shows.
+  const workerLog: string[] = []
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const version of versions)
+      workerLog.push(
+        `${Date.now()} version ${version.versionId}: ${version.status}, ${version.runningStatus}`,
+      )
+  })
+  cdp.on('ServiceWorker.workerErrorReported', ({ errorMessage }) => {
+    workerLog.push(
+      `${Date.now()} error: ${errorMessage.errorMessage} (${errorMessage.sourceURL}:${errorMessage.lineNumber})`,
+    )
+  })
   await cdp.send('ServiceWorker.enable')
 
   await signIn(page, member)
@@ -93,22 +106,27 @@ test('a member turns notifications on in Settings and the service worker shows t
   expect(payload.url).toContain(`/dashboard?tab=signals&signal=${pick.id}`)
 
   // Handed to the service worker: it shows the notification.
+  workerLog.push(`${Date.now()} push delivered`)
   await cdp.send('ServiceWorker.deliverPushMessage', {
     origin: new URL(baseURL!).origin,
     registrationId,
     data: arrived!,
   })
-  await expect
-    .poll(
-      () =>
-        page.evaluate(async () => {
-          const registration = await navigator.serviceWorker.getRegistration()
-          const shown = (await registration?.getNotifications()) ?? []
-          return shown.map((notification) => ({ title: notification.title, body: notification.body }))
-        }),
-      { timeout: 10_000 },
-    )
-    .toContainEqual({ title: payload.title, body: payload.body })
+  try {
+    await expect
+      .poll(
+        () =>
+          page.evaluate(async () => {
+            const registration = await navigator.serviceWorker.getRegistration()
+            const shown = (await registration?.getNotifications()) ?? []
+            return shown.map((notification) => ({ title: notification.title, body: notification.body }))
+          }),
+        { timeout: 10_000 },
+      )
+      .toContainEqual({ title: payload.title, body: payload.body })
+  } finally {
+    await test.info().attach('service worker', { body: workerLog.join('\n'), contentType: 'text/plain' })
+  }
   expect(payload.title).toContain('Lakers vs Suns')
 })
 
@@ -141,9 +159,11 @@ test.describe('offline', () => {
     context,
   }) => {
     await openPaymentHistory(page, request)
-    // Once the first screen is up the service worker installs, caches the app shell and takes the page.
+    // Once the first screen is up the service worker installs, caches the app shell (every script and
+    // style of the build, in the background) and takes the page: on a crowded machine that alone
+    // took over 15 s.
     await expect
-      .poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: 15_000 })
+      .poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: 30_000 })
       .toBe(true)
 
     const offlineWord =
