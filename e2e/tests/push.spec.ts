@@ -158,6 +158,8 @@ test.describe('offline', () => {
     request,
     context,
   }) => {
+    // The worker's install below may take most of the usual 30 s on its own.
+    test.slow()
     await openPaymentHistory(page, request)
     // Once the first screen is up the service worker installs, caches the app shell (every script and
     // style of the build, in the background) and takes the page: on a crowded machine that alone
