@@ -72,6 +72,13 @@ export function createAdminRepository(db: Kysely<DB>) {
           .selectFrom('subscriptions')
           .select('subscriptions.user_id')
           .where('subscriptions.plan_id', 'in', planIds)
+        // The row's member's own subscriptions to a named plan (one probe of that index).
+        const namedPlanOf = (eb: ExpressionBuilder<DB, 'users'>) =>
+          eb
+            .selectFrom('subscriptions')
+            .select('subscriptions.id')
+            .whereRef('subscriptions.user_id', '=', 'users.id')
+            .where('subscriptions.plan_id', 'in', planIds)
         countMatching = async () => {
           if (planIds.length === 0) return countUpTo(db, roleOnly.where(inText).select('users.id'), cap)
           const [byPlan, byTextOnly] = await Promise.all([
@@ -86,16 +93,7 @@ export function createAdminRepository(db: Kysely<DB>) {
               db,
               roleOnly
                 .where(inText)
-                .where(({ not, exists, selectFrom }) =>
-                  not(
-                    exists(
-                      selectFrom('subscriptions')
-                        .select('subscriptions.id')
-                        .whereRef('subscriptions.user_id', '=', 'users.id')
-                        .where('subscriptions.plan_id', 'in', planIds),
-                    ),
-                  ),
-                )
+                .where((eb) => eb.not(eb.exists(namedPlanOf(eb))))
                 .select('users.id'),
               cap,
             ),
@@ -120,14 +118,7 @@ export function createAdminRepository(db: Kysely<DB>) {
                 return eb.or([
                   inText,
                   query.page * query.limit <= PROBE_PLAN_HOLDERS_UP_TO
-                    ? eb.exists(
-                        eb
-                          .selectFrom('subscriptions')
-                          .select('subscriptions.id')
-                          .whereRef('subscriptions.user_id', '=', 'users.id')
-                          .where('subscriptions.plan_id', 'in', planIds)
-                          .offset(0),
-                      )
+                    ? eb.exists(namedPlanOf(eb).offset(0))
                     : eb('users.id', 'in', holders),
                 ])
               })
