@@ -16,6 +16,26 @@ describe('the admin API', () => {
   })
   afterAll(() => t.close())
 
+  /**
+   * `count` members named `<prefix><n>` (e-mail, last name Fan<n>, Discord username), written straight
+   * into the table: registering them one by one is slow. `extra` sets the rest, first name included.
+   */
+  const insertMembers = (
+    prefix: string,
+    count: number,
+    extra: (n: number) => { first_name: string; created_at?: Date },
+  ) =>
+    t.database.db.insertInto('users').values(
+      Array.from({ length: count }, (_, n) => ({
+        email: `${prefix}${n}@example.com`,
+        email_normalized: `${prefix}${n}@example.com`,
+        password_hash: 'not-a-hash',
+        last_name: `Fan${n}`,
+        discord_username: `${prefix}_${n}`,
+        ...extra(n),
+      })),
+    )
+
   const plan = () =>
     t.database.db
       .selectFrom('plans')
@@ -94,19 +114,7 @@ describe('the admin API', () => {
 
   it('ADMIN-02 a broad member search counts to 1000 and says "at least"; a page past it counts that far; a narrow one is exact', async () => {
     // 1,005 members whose names hold "quokka" (inserted directly: registering them one by one is slow).
-    await t.database.db
-      .insertInto('users')
-      .values(
-        Array.from({ length: 1005 }, (_, n) => ({
-          email: `quokka${n}@example.com`,
-          email_normalized: `quokka${n}@example.com`,
-          password_hash: 'not-a-hash',
-          first_name: 'Quokka',
-          last_name: `Fan${n}`,
-          discord_username: `quokka_${n}`,
-        })),
-      )
-      .execute()
+    await insertMembers('quokka', 1005, () => ({ first_name: 'Quokka' })).execute()
     const list = async (query: string) =>
       (await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/users?${query}` })).json().data
     const broad = await list('search=quokka')
@@ -132,19 +140,10 @@ describe('the admin API', () => {
       .where('slug', '=', 'yearly')
       .executeTakeFirstOrThrow()
     const start = Date.parse('2026-06-01T00:00:00Z')
-    const holders = await t.database.db
-      .insertInto('users')
-      .values(
-        Array.from({ length: 231 }, (_, n) => ({
-          email: `holder${n}@example.com`,
-          email_normalized: `holder${n}@example.com`,
-          password_hash: 'not-a-hash',
-          first_name: n === 230 ? 'Yearly' : 'Holder',
-          last_name: `Fan${n}`,
-          discord_username: `holder_${n}`,
-          created_at: new Date(start + (n % 7) * 60_000 + n * 1000),
-        })),
-      )
+    const holders = await insertMembers('holder', 231, (n) => ({
+      first_name: n === 230 ? 'Yearly' : 'Holder',
+      created_at: new Date(start + (n % 7) * 60_000 + n * 1000),
+    }))
       .returning(['id', 'first_name', 'created_at'])
       .execute()
     await t.database.db
