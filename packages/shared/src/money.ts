@@ -1,3 +1,5 @@
+import { groupThousands, numberFormat, roundedDigits } from './intl'
+
 /** Money is stored in integer minor units; the API speaks major units (29.99), like a plan's price. */
 
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX'])
@@ -25,29 +27,17 @@ export function formatUsd(amount: number, decimals: number): string {
   // Below 1e-6 the amount shows as zero; amounts whose cents a double cannot count exactly (and NaN
   // and Infinity) Intl writes.
   if (!(size * 10 ** decimals < Number.MAX_SAFE_INTEGER)) return intlFormat('USD', decimals).format(amount)
-  // Like Intl: round the shortest decimal form of the number (0.015, not 0.01499…), halves up.
-  const units = size < 1e-6 ? 0 : Math.round(Number(`${size}e${decimals}`))
-  const digits = String(units).padStart(decimals + 1, '0')
-  const whole = decimals ? digits.slice(0, -decimals) : digits
-  const fraction = decimals ? `.${digits.slice(-decimals)}` : ''
+  const { whole, fraction } = size < 1e-6 ? roundedDigits(0, decimals) : roundedDigits(size, decimals)
   const sign = amount < 0 || Object.is(amount, -0) ? '-' : ''
-  return `${sign}$${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${fraction}`
+  return `${sign}$${groupThousands(whole)}${fraction ? `.${fraction}` : ''}`
 }
 
-// One formatter per currency and precision, made once: making one costs far more than using it.
-const formats = new Map<string, Intl.NumberFormat>()
 function intlFormat(currency: string, decimals?: number): Intl.NumberFormat {
-  const key = `${currency}:${decimals ?? ''}`
-  let format = formats.get(key)
-  if (!format) {
-    format = new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency,
-      ...(decimals === undefined ? {} : { minimumFractionDigits: decimals, maximumFractionDigits: decimals }),
-    })
-    formats.set(key, format)
-  }
-  return format
+  return numberFormat({
+    style: 'currency',
+    currency,
+    ...(decimals === undefined ? {} : { minimumFractionDigits: decimals, maximumFractionDigits: decimals }),
+  })
 }
 
 /** '$29.99', '€5.00': the amount with its currency symbol, as every price and total is shown. */

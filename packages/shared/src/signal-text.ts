@@ -1,3 +1,4 @@
+import { formatDate, formatNumber, mediumDay, mediumMoment } from './intl'
 import type { RecordStats, SignalView } from './signals'
 
 /**
@@ -11,7 +12,7 @@ import type { RecordStats, SignalView } from './signals'
 export function formatUnits(units: number): string {
   const rounded = Math.round(units * 100) / 100
   if (rounded === 0) return '0 u'
-  const text = Math.abs(rounded).toLocaleString('en-US', { maximumFractionDigits: 2 })
+  const text = formatNumber(Math.abs(rounded), { maximumFractionDigits: 2 })
   return `${rounded > 0 ? '+' : '−'}${text} u`
 }
 
@@ -24,7 +25,7 @@ export function formatRate(rate: number | null): string {
 
 /** A count with its noun, singular or plural: "1 settled pick", "12 settled picks". */
 export function count(value: number, singular: string, plural = `${singular}s`): string {
-  return `${value.toLocaleString('en-US')} ${value === 1 ? singular : plural}`
+  return `${formatNumber(value)} ${value === 1 ? singular : plural}`
 }
 
 /** The sample a win rate is measured on: won and lost only (pushes and closes do not count). */
@@ -34,25 +35,18 @@ export function winRateSample(stats: Pick<RecordStats, 'won' | 'lost'>): string 
 
 export function formatMoment(iso: string | null | undefined): string {
   if (!iso) return '—'
-  return new Date(iso).toLocaleString('en-US', {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  })
+  return mediumMoment(iso)
 }
 
 export function formatDay(iso: string | null | undefined): string {
-  return iso ? new Date(iso).toLocaleDateString('en-US', { dateStyle: 'medium' }) : '—'
+  return iso ? mediumDay(iso) : '—'
 }
 
 /** "2026-11" as "November 2026". */
 export function formatMonth(month: string): string {
   const [year, index] = month.split('-').map(Number)
   if (!year || !index) return month
-  return new Date(Date.UTC(year, index - 1, 1)).toLocaleDateString('en-US', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  })
+  return formatDate(Date.UTC(year, index - 1, 1), { month: 'long', year: 'numeric', timeZone: 'UTC' })
 }
 
 /** The first and last characters of a hash, for lists; the full value goes beside it for copying. */
@@ -90,7 +84,7 @@ export const KIND_PLURALS = { pick: 'Sports picks', signal: 'Trading signals' } 
 
 /** A price as traders write it: up to 8 significant decimals, thousands separated. */
 export function formatPrice(value: number): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: value < 1 ? 8 : 4 })
+  return formatNumber(value, { maximumFractionDigits: value < 1 ? 8 : 4 })
 }
 
 /** What a signal says, in words, when its content is known (a member with access, or once closed). */

@@ -1,11 +1,11 @@
-import { dashboardTab, formatMoney, fromMinorUnits, site, updateCardPath } from '@edgeclub/shared'
+import { dashboardTab, formatDate, formatMoney, fromMinorUnits, site, updateCardPath } from '@edgeclub/shared'
 import type { MailMessage } from '../integrations/mail/mailer'
 import { renderEmail } from './render'
 
 /** Emails about money and membership: receipts, renewals, cancellations. Links come from shared paths. */
 
 const day = (date: Date) =>
-  date.toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
+  formatDate(date, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
 
 /** A renewal was declined (and, as a reminder, its grace ends soon): the button opens the card form. */
 export function renewalFailedEmail(input: {

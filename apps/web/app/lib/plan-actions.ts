@@ -1,4 +1,5 @@
 import type { Plan } from '@edgeclub/shared'
+import { mediumDay } from '@edgeclub/shared'
 
 /** The part of GET /subscriptions/status a plan card needs (the public pricing page checks it by hand). */
 export interface PlanCardStatus {
@@ -41,7 +42,7 @@ export function changeLabel(plan: Pick<Plan, 'name' | 'interval'>): string {
 /** A date as members read it: "Dec 26, 2026". */
 export function formatDay(iso: string | null | undefined): string {
   if (!iso) return ''
-  return new Date(iso).toLocaleDateString('en-US', { dateStyle: 'medium' })
+  return mediumDay(iso)
 }
 
 /** The words on a plan card that offers nothing to buy, if any. */

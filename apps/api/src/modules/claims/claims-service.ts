@@ -5,6 +5,8 @@ import {
   type ClaimTexts,
   claimsMessages,
   DEFAULT_CLAIMS,
+  formatDate,
+  formatNumber,
   formatRate,
   MIN_SETTLED_FOR_RATIOS,
   type ShownClaims,
@@ -28,8 +30,7 @@ function yearsIn(text: string): number | undefined {
   return match ? Number(match[1]) : undefined
 }
 
-const monthYear = (iso: string) =>
-  new Date(iso).toLocaleDateString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' })
+const monthYear = (iso: string) => formatDate(iso, { month: 'short', year: 'numeric', timeZone: 'UTC' })
 
 /** What the record says that a claim can be held against. */
 function recordFacts(record: SignalRecord) {
@@ -71,7 +72,7 @@ export function createClaimsService(deps: {
           members: typed.members,
           aiAccuracy: typed.aiAccuracy,
           winRate: formatRate(facts.winRate),
-          trackRecord: `${facts.decidedPicks.toLocaleString('en-US')} decided picks since ${monthYear(facts.firstPublishedAt ?? deps.clock.now().toISOString())} on the verified record`,
+          trackRecord: `${formatNumber(facts.decidedPicks)} decided picks since ${monthYear(facts.firstPublishedAt ?? deps.clock.now().toISOString())} on the verified record`,
           fromRecord: true,
         }
       : { ...typed, fromRecord: false }

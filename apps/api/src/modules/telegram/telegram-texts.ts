@@ -1,4 +1,4 @@
-import { dashboardTab, paths } from '@edgeclub/shared'
+import { dashboardTab, formatDate, paths } from '@edgeclub/shared'
 
 /**
  * What the bot writes. Plain text plus entities (never a parse mode), so nothing a member or an
@@ -17,7 +17,7 @@ export interface BotMessage {
 export const TELEGRAM_TEXT_LIMIT = 4096
 
 const dateOf = (date: Date) =>
-  date.toLocaleDateString('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })
+  formatDate(date, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })
 
 /** A headline in bold over a body; the whole is cut to Telegram's limit. */
 export function headlined(headline: string, body: string, buttons?: BotMessage['buttons']): BotMessage {

@@ -1,5 +1,5 @@
-import { formatMoney } from '@edgeclub/shared'
 /** Widgets of the consoles (admin, signals): inline inputs, notices, confirm buttons, display helpers. */
+import { formatDay, formatMoment, formatMoney } from '@edgeclub/shared'
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
 import { buttonClasses } from './button'
 import { Alert, inputClasses } from './field'
@@ -130,10 +130,10 @@ export function ConfirmButton({
 }
 
 export const money = (amount: number, currency = 'USD') => formatMoney(amount, currency)
-export const day = (iso: string | null | undefined) =>
-  iso ? new Date(iso).toLocaleDateString('en-US', { dateStyle: 'medium' }) : '—'
-export const moment = (iso: string | null | undefined) =>
-  iso ? new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }) : '—'
+/** "Nov 28, 2026", or a dash when there is no date. */
+export const day = formatDay
+/** "Nov 28, 2026, 3:05 PM", or a dash when there is no moment. */
+export const moment = formatMoment
 /** API words (past_due, partially_refunded) as people read them. */
 export const words = (value: string) => value.replace(/_/g, ' ')
 

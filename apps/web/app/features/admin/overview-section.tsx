@@ -1,4 +1,5 @@
 import type { Analytics } from '@edgeclub/shared'
+import { formatDate, formatMonth } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Button } from '../../components/ui/button'
@@ -18,11 +19,9 @@ function Stat({ label, value }: { label: string; value: string }) {
 }
 
 const monthName = (month: string, style: 'short' | 'long' = 'short') =>
-  new Date(`${month}-01T00:00:00Z`).toLocaleDateString('en-US', {
-    month: style,
-    ...(style === 'long' ? { year: 'numeric' } : {}),
-    timeZone: 'UTC',
-  })
+  style === 'long'
+    ? formatMonth(month)
+    : formatDate(`${month}-01T00:00:00Z`, { month: 'short', timeZone: 'UTC' })
 
 /** Revenue per month as bars (no chart library), with the same figures as a table for screen readers. */
 function RevenueChart({ data, currency }: { data: Analytics['revenueByMonth']; currency: string }) {

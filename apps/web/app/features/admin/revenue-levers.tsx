@@ -1,13 +1,9 @@
 import type { Analytics } from '@edgeclub/shared'
+import { formatMonth } from '@edgeclub/shared'
 import { money } from '../../components/ui/console'
 import { Panel } from '../../components/ui/panel'
 
-const monthTitle = (month: string) =>
-  new Date(`${month}-01T00:00:00Z`).toLocaleDateString('en-US', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  })
+const monthTitle = formatMonth
 
 /** '42.5%', or '—' when no trial ended (nothing to divide by). */
 export const rateText = (rate: number | null) => (rate === null ? '—' : `${Number((rate * 100).toFixed(1))}%`)

@@ -1,4 +1,5 @@
 import type { DiscordInvite, DiscordLinkState } from '@edgeclub/shared'
+import { formatMoment } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { Link, useLocation, useNavigate } from 'react-router'
@@ -153,12 +154,7 @@ export function DiscordTab() {
                 </div>
                 <div>
                   <dt className="text-slate-400">Expires</dt>
-                  <dd className="text-white">
-                    {new Date(invite.expiresAt).toLocaleString('en-US', {
-                      dateStyle: 'medium',
-                      timeStyle: 'short',
-                    })}
-                  </dd>
+                  <dd className="text-white">{formatMoment(invite.expiresAt)}</dd>
                 </div>
                 <div>
                   <dt className="text-slate-400">Uses</dt>

@@ -1,4 +1,4 @@
-import { type TelegramConnect, telegramMessages } from '@edgeclub/shared'
+import { formatDate, type TelegramConnect, telegramMessages } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { Link } from 'react-router'
@@ -92,7 +92,7 @@ export function TelegramConnection({ showChats = true }: { showChats?: boolean }
             </a>
             <p className="text-slate-400">
               Waiting for you to press Start… (the link expires{' '}
-              {new Date(link.expiresAt).toLocaleTimeString('en-US', { timeStyle: 'short' })})
+              {formatDate(link.expiresAt, { timeStyle: 'short' })})
             </p>
           </div>
         ) : (

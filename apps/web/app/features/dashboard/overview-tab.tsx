@@ -1,4 +1,4 @@
-import { formatMoney } from '@edgeclub/shared'
+import { formatDay, formatMoney } from '@edgeclub/shared'
 import { Link } from 'react-router'
 import { Alert } from '../../components/ui/field'
 import { PaymentStatusBadge, paymentTitle } from '../../components/ui/payment-status'
@@ -84,9 +84,7 @@ export function OverviewTab() {
             <li key={payment._id} className="flex items-center justify-between gap-3 py-3">
               <div>
                 <p className="text-sm font-medium text-white">{paymentTitle(payment)}</p>
-                <p className="text-xs text-slate-400">
-                  {new Date(payment.createdAt).toLocaleDateString('en-US', { dateStyle: 'medium' })}
-                </p>
+                <p className="text-xs text-slate-400">{formatDay(payment.createdAt)}</p>
               </div>
               <div className="flex items-center gap-3">
                 <span className="text-sm tabular-nums text-white">

@@ -1,4 +1,4 @@
-import { formatMoney, type PaymentView, type Plan, paths } from '@edgeclub/shared'
+import { formatMoment, formatMoney, type PaymentView, type Plan, paths } from '@edgeclub/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef } from 'react'
 import { useNavigate } from 'react-router'
@@ -99,11 +99,7 @@ export function PaymentHistoryTab() {
                   <div className="min-w-0">
                     <p className="font-medium text-white">{paymentTitle(payment)}</p>
                     <p className="text-xs text-slate-400">
-                      {new Date(payment.createdAt).toLocaleString('en-US', {
-                        dateStyle: 'medium',
-                        timeStyle: 'short',
-                      })}{' '}
-                      · by{' '}
+                      {formatMoment(payment.createdAt)} · by{' '}
                       {payment.provider === 'crypto'
                         ? 'crypto'
                         : payment.provider === 'admin'

@@ -1,4 +1,4 @@
-import { ANALYSIS_MAX, DIRECTIONS, MARKETS, SPORTS } from '@edgeclub/shared'
+import { ANALYSIS_MAX, DIRECTIONS, formatNumber, MARKETS, SPORTS } from '@edgeclub/shared'
 import { type ReactNode, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import type { RunAction } from '../../components/ui/console'
@@ -220,7 +220,7 @@ export function PublishSignalForm({ run }: { run: RunAction }) {
         id="signal-analysis"
         label="Analysis (optional)"
         error={errors.analysis}
-        hint={`${form.analysis.length.toLocaleString('en-US')} of ${ANALYSIS_MAX.toLocaleString('en-US')} characters. Members see it with the ${pick ? 'pick' : 'signal'}.`}
+        hint={`${formatNumber(form.analysis.length)} of ${formatNumber(ANALYSIS_MAX)} characters. Members see it with the ${pick ? 'pick' : 'signal'}.`}
       >
         <TextArea
           id="signal-analysis"

@@ -1,5 +1,13 @@
 import type { PickBreakdownRow, PickFigures, SignalRecord, TradeFigures } from '@edgeclub/shared'
-import { categoryLabel, count, formatMoment, formatRate, formatUnits, KIND_LABELS } from '@edgeclub/shared'
+import {
+  categoryLabel,
+  count,
+  formatMoment,
+  formatNumber,
+  formatRate,
+  formatUnits,
+  KIND_LABELS,
+} from '@edgeclub/shared'
 import { ScrollHint } from '../../components/ui/scroll-hint'
 
 /** What a ratio says below the minimum sample: never a number that a handful of results can make up. */
@@ -38,7 +46,7 @@ export function PickFiguresList({ figures }: { figures: PickFigures }) {
       <dl className="grid gap-3 sm:grid-cols-2 xl:grid-cols-4">
         <Figure
           label="Settled picks"
-          value={figures.settled.toLocaleString('en-US')}
+          value={formatNumber(figures.settled)}
           hint={`${figures.pending} pending · ${figures.void} void (${figures.lateVoid} after the start) · ${figures.push} push`}
         />
         <Figure
@@ -112,7 +120,7 @@ export function TradeFiguresList({ figures }: { figures: TradeFigures }) {
     <dl className="grid gap-3 sm:grid-cols-2 xl:grid-cols-4">
       <Figure
         label="Settled signals"
-        value={figures.settled.toLocaleString('en-US')}
+        value={formatNumber(figures.settled)}
         hint={`${figures.pending} open · ${figures.void} void · ${figures.won} won, ${figures.lost} lost, ${figures.closed} closed`}
       />
       <Figure

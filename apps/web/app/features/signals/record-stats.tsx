@@ -1,5 +1,5 @@
 import type { RecordStats } from '@edgeclub/shared'
-import { count, formatRate, formatUnits, winRateSample } from '@edgeclub/shared'
+import { count, formatNumber, formatRate, formatUnits, winRateSample } from '@edgeclub/shared'
 import type { ReactNode } from 'react'
 import { ScrollHint } from '../../components/ui/scroll-hint'
 
@@ -42,7 +42,7 @@ export function StatsSummary({ stats }: { stats: RecordStats }) {
       />
       <Figure
         label="Settled"
-        value={stats.settled.toLocaleString('en-US')}
+        value={formatNumber(stats.settled)}
         hint={`${stats.won} won · ${stats.lost} lost · ${stats.push} push · ${stats.closed} closed · ${stats.void} void`}
       />
     </dl>
@@ -114,7 +114,7 @@ export function StatsTable<Row extends RecordStats>({
                 {formatRate(row.winRate)}
                 <span className="block text-xs text-slate-400">of {row.won + row.lost} decided</span>
               </td>
-              <td className={`${cell} text-slate-200`}>{row.unitsStaked.toLocaleString('en-US')} u</td>
+              <td className={`${cell} text-slate-200`}>{formatNumber(row.unitsStaked)} u</td>
               <td className={`${cell} ${unitsTone(row.profitUnits)}`}>{formatUnits(row.profitUnits)}</td>
               <td className={`${cell} text-slate-200`}>{formatRate(row.roi)}</td>
             </tr>
