@@ -8,14 +8,23 @@ import {
   shortHash,
   timingOf,
 } from '@edgeclub/shared'
-import type { ReactNode } from 'react'
+import { memo, type ReactNode } from 'react'
 import { SignalStatusBadge } from './signal-status'
 
 /**
  * One signal as a card: what it is (in full when the reader may see it, else sealed behind its
  * commitment), when it plays, and how it ended. `children` holds actions (the admin's settle and void).
+ * A card renders again only when its signal does: the feed re-renders on every stream status and
+ * announcement, and a refetched page keeps unchanged signals as the same objects (the query cache's
+ * structural sharing), so twenty cards are not formatted again for each.
  */
-export function SignalCard({ signal, children }: { signal: SignalView; children?: ReactNode }) {
+export const SignalCard = memo(function SignalCard({
+  signal,
+  children,
+}: {
+  signal: SignalView
+  children?: ReactNode
+}) {
   const description = describeSignal(signal)
   // A sealed signal is named by what it is; its content is for members with access until it settles.
   const heading = description?.title ?? `Members-only ${signal.kind === 'pick' ? 'pick' : 'signal'}`
@@ -61,4 +70,4 @@ export function SignalCard({ signal, children }: { signal: SignalView; children?
       {children}
     </article>
   )
-}
+})
