@@ -331,9 +331,23 @@ describe('answers that drift from their schema', () => {
     expect(logged).toHaveBeenCalledWith(driftReport)
   })
 
-  it('by name, in a production build: the screen gets the data at once, and the drift is logged once the first screen is up', async () => {
+  it('by name, in a production build: the screen gets the data at once, and a worker checks it once the first screen is up', async () => {
     vi.stubEnv('PROD', true)
     vi.stubEnv('DEV', false)
+    // The browser's Worker, in this process: it runs the worker's own check on what it is sent.
+    const started: string[] = []
+    const { answerCheck } = await import('./contract-answers')
+    class InProcessWorker extends EventTarget {
+      constructor(url: URL) {
+        super()
+        started.push(url.pathname)
+      }
+      postMessage(message: Parameters<typeof answerCheck>[0]) {
+        const answer = answerCheck(structuredClone(message))
+        queueMicrotask(() => this.dispatchEvent(new MessageEvent('message', { data: answer })))
+      }
+    }
+    vi.stubGlobal('Worker', InProcessWorker)
     vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] })
     try {
       const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
@@ -342,14 +356,17 @@ describe('answers that drift from their schema', () => {
       const result = await apiRequest('/subscriptions/status', { schema: contract('AccessStatusSchema') })
 
       expect(result.data).toEqual(drifted)
-      // zod and the schemas are not even loaded before the page has been up for two seconds.
+      // The worker (with zod and the schemas) is not even started before the page has been up for two seconds.
       await vi.advanceTimersByTimeAsync(1_900)
+      expect(started).toEqual([])
       expect(logged).not.toHaveBeenCalled()
       await vi.advanceTimersByTimeAsync(200)
       await vi.waitFor(() => expect(logged).toHaveBeenCalledWith(driftReport))
       expect(logged).toHaveBeenCalledTimes(1)
+      expect(started).toEqual([expect.stringMatching(/contract-worker\.ts$/)])
     } finally {
       vi.useRealTimers()
+      vi.unstubAllGlobals()
     }
   })
 

@@ -1,18 +1,24 @@
 // Only zod's types: public pages load this file (through the API client) and must not load a validation library.
 import type { z } from 'zod'
 
+/** What a check found wrong, where (field names and indexes, from the answer's data down). */
+export interface ContractIssue {
+  readonly path: readonly PropertyKey[]
+  readonly message: string
+}
+
 /** The API answered a shape this build was not made for: a bug on one side, not a refusal. */
 export class ContractDriftError extends Error {
   constructor(
     readonly request: string,
-    readonly issues: readonly z.core.$ZodIssue[],
+    readonly issues: readonly ContractIssue[],
   ) {
     super(`API contract drift: ${request} answered data its schema rejects: ${describeIssues(issues)}`)
     this.name = 'ContractDriftError'
   }
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+function describeIssues(issues: readonly ContractIssue[]): string {
   return issues.map((issue) => `${issue.path.map(String).join('.') || '(data)'}: ${issue.message}`).join('; ')
 }
 
