@@ -17,9 +17,27 @@ for (const [network, prefix] of [
 ] as const)
   INTERNAL.addSubnet(network, prefix, 'ipv6')
 
-function isInternalAddress(address: string): boolean {
+function checkAddress(address: string): boolean {
   const mapped = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address
   return isIPv4(mapped) ? INTERNAL.check(mapped, 'ipv4') : INTERNAL.check(address, 'ipv6')
+}
+
+/**
+ * The answers for the addresses connections came from lately. A BlockList check builds a
+ * SocketAddress each time (~30 µs), and Fastify asks on every read of `request.ip`, several times a
+ * request; behind a proxy the connecting addresses are a handful. Bounded: emptied when full.
+ */
+const checked = new Map<string, boolean>()
+const CHECKED_MAX = 1_024
+
+function isInternalAddress(address: string): boolean {
+  let internal = checked.get(address)
+  if (internal === undefined) {
+    internal = checkAddress(address)
+    if (checked.size >= CHECKED_MAX) checked.clear()
+    checked.set(address, internal)
+  }
+  return internal
 }
 
 /**
