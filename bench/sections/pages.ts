@@ -150,6 +150,34 @@ interface NetworkItem {
   statusCode?: number
 }
 
+/**
+ * BENCH_BROWSER_PROF: the page's JavaScript profiled in the browser (CDP Profiler), on a cold HTTP
+ * cache and at Lighthouse's mobile CPU slowdown (4×), for the first 8 s: which functions the main
+ * thread spends a phone's load on. Opens in Chrome DevTools; a minified build names functions by
+ * their minified names (build without minifying to read them).
+ */
+async function browserProfile(
+  browser: import('puppeteer-core').Browser,
+  url: string,
+  file: string,
+): Promise<void> {
+  const tab = await browser.newPage()
+  try {
+    const cdp = await tab.createCDPSession()
+    await cdp.send('Network.clearBrowserCache')
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 })
+    await cdp.send('Profiler.enable')
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+    await cdp.send('Profiler.start')
+    await tab.goto(url, { waitUntil: 'load' })
+    await new Promise((resolve) => setTimeout(resolve, 8_000))
+    const { profile } = await cdp.send('Profiler.stop')
+    await fs.writeFile(file, JSON.stringify(profile))
+  } finally {
+    await tab.close()
+  }
+}
+
 export const pagesSection: Section = {
   name: 'pages',
   aliases: ['lighthouse'],
@@ -240,6 +268,15 @@ export const pagesSection: Section = {
           result = await audit()
         }
         if (!result) throw new Error(`Lighthouse returned nothing for ${page}`)
+        if (process.env.BENCH_BROWSER_PROF) {
+          // A separate load, after Lighthouse's: the profiler's own cost stays out of the figures.
+          if (signedIn) await firstVisit()
+          const file = path.join(
+            process.env.BENCH_BROWSER_PROF,
+            `${page.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`,
+          )
+          await browserProfile(browser, `${server.url}${page}`, file)
+        }
         if (process.env.BENCH_LHR_DIR) {
           const name = page.replace(/[^a-z0-9]+/gi, '_')
           await fs.writeFile(path.join(process.env.BENCH_LHR_DIR, `${name}.json`), JSON.stringify(result.lhr))
