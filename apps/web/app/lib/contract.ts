@@ -1,8 +1,8 @@
 // Only zod's types: this file is on the dashboard's first load, which must not wait for zod.
 import type { z } from 'zod'
 import { afterFirstScreen } from './after-first-screen'
-import { ContractDriftError, checkContract } from './contract-check'
 import type { ContractCheckAnswer, ContractCheckRequest } from './contract-answers'
+import { ContractDriftError, checkContract } from './contract-check'
 import type * as Contracts from './contracts'
 
 /**
