@@ -14,25 +14,24 @@
 const numberFormats = new Map<string, Intl.NumberFormat>()
 const dateFormats = new Map<string, Intl.DateTimeFormat>()
 
-export function numberFormat(options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+/** The formatter made for these options, made now if it is the first time they are asked for. */
+function cached<Format>(formats: Map<string, Format>, options: object, make: () => Format): Format {
   const key = JSON.stringify(options)
-  let format = numberFormats.get(key)
+  let format = formats.get(key)
   if (!format) {
-    format = new Intl.NumberFormat('en-US', options)
-    numberFormats.set(key, format)
+    format = make()
+    formats.set(key, format)
   }
   return format
 }
 
+export function numberFormat(options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  return cached(numberFormats, options, () => new Intl.NumberFormat('en-US', options))
+}
+
 /** Dates in the reader's own time zone unless the options name one, as `toLocaleString` writes them. */
 export function dateFormat(options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = JSON.stringify(options)
-  let format = dateFormats.get(key)
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', options)
-    dateFormats.set(key, format)
-  }
-  return format
+  return cached(dateFormats, options, () => new Intl.DateTimeFormat('en-US', options))
 }
 
 /** "1234567" as "1,234,567". */
@@ -81,17 +80,22 @@ export function formatNumber(value: number, options: { maximumFractionDigits?: n
   return `${value < 0 ? '-' : ''}${groupThousands(whole)}${shown ? `.${shown}` : ''}`
 }
 
-/** An instant (ISO text, epoch ms or Date) in the given date style; "Invalid Date" for none, as `toLocaleString`. */
-export function formatDate(value: string | number | Date, options: Intl.DateTimeFormatOptions): string {
-  const date = typeof value === 'object' ? value : new Date(value)
+/** An instant as ISO text, epoch milliseconds or a Date. */
+type Instant = string | number | Date
+
+const toDate = (value: Instant): Date => (typeof value === 'object' ? value : new Date(value))
+
+/** An instant in the given date style; "Invalid Date" for none, as `toLocaleString`. */
+export function formatDate(value: Instant, options: Intl.DateTimeFormatOptions): string {
+  const date = toDate(value)
   return Number.isNaN(date.getTime()) ? 'Invalid Date' : dateFormat(options).format(date)
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 /** "Nov 28, 2026" in the reader's time zone: Intl's `{ dateStyle: 'medium' }`. */
-export function mediumDay(value: string | number | Date): string {
-  const date = typeof value === 'object' ? value : new Date(value)
+export function mediumDay(value: Instant): string {
+  const date = toDate(value)
   const year = date.getFullYear()
   // Years Intl writes differently (before 1 AD) or not at all (an invalid date) are left to it.
   if (!(year >= 1 && year <= 9999)) return formatDate(date, { dateStyle: 'medium' })
@@ -102,8 +106,8 @@ export function mediumDay(value: string | number | Date): string {
  * "Nov 28, 2026, 3:05 AM" in the reader's time zone: Intl's `{ dateStyle: 'medium', timeStyle:
  * 'short' }`.
  */
-export function mediumMoment(value: string | number | Date): string {
-  const date = typeof value === 'object' ? value : new Date(value)
+export function mediumMoment(value: Instant): string {
+  const date = toDate(value)
   const year = date.getFullYear()
   if (!(year >= 1 && year <= 9999)) return formatDate(date, { dateStyle: 'medium', timeStyle: 'short' })
   const hours = date.getHours()

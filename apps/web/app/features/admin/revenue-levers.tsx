@@ -3,8 +3,6 @@ import { formatMonth } from '@edgeclub/shared'
 import { money } from '../../components/ui/console'
 import { Panel } from '../../components/ui/panel'
 
-const monthTitle = formatMonth
-
 /** '42.5%', or '—' when no trial ended (nothing to divide by). */
 export const rateText = (rate: number | null) => (rate === null ? '—' : `${Number((rate * 100).toFixed(1))}%`)
 
@@ -50,10 +48,10 @@ export function RevenueLevers({ analytics: a }: { analytics: Analytics }) {
           ))}
         </dl>
       </Panel>
-      <Panel title={`MRR movements, ${monthTitle(a.mrrMovements.month)}`}>
+      <Panel title={`MRR movements, ${formatMonth(a.mrrMovements.month)}`}>
         <table className="w-full text-left text-sm">
           <caption className="sr-only">
-            Monthly recurring revenue gained and lost in {monthTitle(a.mrrMovements.month)}
+            Monthly recurring revenue gained and lost in {formatMonth(a.mrrMovements.month)}
           </caption>
           <thead className="text-slate-400">
             <tr>
