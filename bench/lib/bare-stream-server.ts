@@ -3,9 +3,12 @@ import http from 'node:http'
 /**
  * The floor for live delivery on this machine: a bare Node HTTP server that holds event streams
  * open (GET /bare/stream) and, on POST /bare/publish, writes one event to every one of them, with
- * nothing between (no auth, no database). The same readers measure it as the app's streams.
+ * nothing between (no auth, no database), of the size the app's event has (BARE_EVENT_BYTES). The
+ * same readers measure it as the app's streams.
  */
 const streams = new Set<http.ServerResponse>()
+/** The size of one event on the wire (before chunk framing): the app's, for a trading signal, is ~890 bytes. */
+const EVENT_BYTES = Number(process.env.BARE_EVENT_BYTES ?? 890)
 let seq = 0
 const server = http.createServer((request, response) => {
   if (request.url === '/bare/ready') return void response.end('ok')
@@ -26,7 +29,11 @@ const server = http.createServer((request, response) => {
     })
     request.on('end', () => {
       const id = `bare-${++seq}`
-      const event = `id: ${seq}\nevent: signal\ndata: ${JSON.stringify({ type: 'published', seq, signal: { id, ...JSON.parse(body || '{}') } })}\n\n`
+      const data = { type: 'published', seq, signal: { id, ...JSON.parse(body || '{}') }, pad: '' }
+      const frame = (json: string) => `id: ${seq}\nevent: signal\ndata: ${json}\n\n`
+      // As many bytes as the app's event (its signal view and signed head), so the readers' share is alike.
+      data.pad = 'x'.repeat(Math.max(0, EVENT_BYTES - frame(JSON.stringify(data)).length))
+      const event = frame(JSON.stringify(data))
       response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { id } }))
       for (const stream of streams) stream.write(event)
     })

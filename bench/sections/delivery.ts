@@ -199,6 +199,8 @@ export const deliverySection: Section = {
   async run({ postgresUrl, log }) {
     // BENCH_DELIVERY=push: only the web push part (its own scratch database, a few minutes less).
     if (process.env.BENCH_DELIVERY === 'push') return measurePushDelivery({ postgresUrl, log })
+    // BENCH_DELIVERY=pair: only the two-instance setups (the bare pair and the app pair).
+    const onlyPair = process.env.BENCH_DELIVERY === 'pair'
     const single = envNumber('BENCH_STREAM_MEMBERS', 15_000)
     const pair = envNumber('BENCH_STREAM_PAIR_MEMBERS', single * 2)
     const figures: Figure[] = []
@@ -227,32 +229,34 @@ export const deliverySection: Section = {
     }
 
     // The floor: a bare server and the same readers.
-    const bare = await startBareStream()
-    running.push(bare)
-    let bareDelivery: Delivery
-    try {
-      const { readers: bareReaders, seconds } = await connect(
-        'the bare stream server',
-        Array.from({ length: single }, () => ({ url: `${bare.url}/bare/stream`, headers: {} })),
-      )
-      bareDelivery = await measure(bareReaders, async () => {
-        const sentAt = now()
-        const response = await fetch(`${bare.url}/bare/publish`, { method: 'POST', body: '{}' })
-        const body = (await response.json()) as { data: { id: string } }
-        return { id: body.data.id, sentAt, answeredMs: now() - sentAt }
-      }, [bare.pid])
-      log(`bare: p99 ${bareDelivery.p99} ms`)
-      figures.push(
-        ...deliveryFigures(
-          'delivery.bare',
-          `bare Node server, ${bareReaders.count.toLocaleString()} streams`,
-          bareDelivery,
-          bareReaders.count,
-        ),
-      )
-      details.bare = { ...bareDelivery, connectSeconds: seconds }
-    } finally {
-      await stopAll()
+    let bareDelivery: Delivery | undefined
+    if (!onlyPair) {
+      const bare = await startBareStream()
+      running.push(bare)
+      try {
+        const { readers: bareReaders, seconds } = await connect(
+          'the bare stream server',
+          Array.from({ length: single }, () => ({ url: `${bare.url}/bare/stream`, headers: {} })),
+        )
+        bareDelivery = await measure(bareReaders, async () => {
+          const sentAt = now()
+          const response = await fetch(`${bare.url}/bare/publish`, { method: 'POST', body: '{}' })
+          const body = (await response.json()) as { data: { id: string } }
+          return { id: body.data.id, sentAt, answeredMs: now() - sentAt }
+        }, [bare.pid])
+        log(`bare: p99 ${bareDelivery.p99} ms`)
+        figures.push(
+          ...deliveryFigures(
+            'delivery.bare',
+            `bare Node server, ${bareReaders.count.toLocaleString()} streams`,
+            bareDelivery,
+            bareReaders.count,
+          ),
+        )
+        details.bare = { ...bareDelivery, connectSeconds: seconds }
+      } finally {
+        await stopAll()
+      }
     }
 
     // The floor for the pair: two bare servers, half the streams on each, both told at once (the app's
@@ -336,36 +340,37 @@ export const deliverySection: Section = {
       }
 
       // One instance.
-      try {
-        const app = await startApp({ databaseUrl })
-        running.push(app)
-        const { readers: appReaders, seconds } = await connect(
-          'one app instance',
-          signed.slice(1, single + 1).map((member) => ({
-            url: `${app.url}/discord/api/signals/stream`,
-            headers: streamHeaders(member),
-          })),
-        )
-        const delivery = await measure(appReaders, publishOn(app), [app.pid])
-        log(`one instance: p99 ${delivery.p99} ms`)
-        figures.push(
-          ...deliveryFigures(
-            'delivery',
-            `${appReaders.count.toLocaleString()} streams on one instance`,
-            delivery,
-            single,
-            bareDelivery,
-          ),
-        )
-        details.oneInstance = {
-          ...delivery,
-          connectSeconds: seconds,
-          failedToConnect: appReaders.failed,
-          rssAfterMB: await app.rssMB(),
+      if (!onlyPair)
+        try {
+          const app = await startApp({ databaseUrl })
+          running.push(app)
+          const { readers: appReaders, seconds } = await connect(
+            'one app instance',
+            signed.slice(1, single + 1).map((member) => ({
+              url: `${app.url}/discord/api/signals/stream`,
+              headers: streamHeaders(member),
+            })),
+          )
+          const delivery = await measure(appReaders, publishOn(app), [app.pid])
+          log(`one instance: p99 ${delivery.p99} ms`)
+          figures.push(
+            ...deliveryFigures(
+              'delivery',
+              `${appReaders.count.toLocaleString()} streams on one instance`,
+              delivery,
+              single,
+              bareDelivery,
+            ),
+          )
+          details.oneInstance = {
+            ...delivery,
+            connectSeconds: seconds,
+            failedToConnect: appReaders.failed,
+            rssAfterMB: await app.rssMB(),
+          }
+        } finally {
+          await stopAll()
         }
-      } finally {
-        await stopAll()
-      }
 
       // Two instances on the same database, half the streams on each.
       try {
@@ -406,7 +411,9 @@ export const deliverySection: Section = {
       await dropDatabase(postgresUrl)
     }
     // Web push through the emulator's push service, beside its bare sender (delivery-push.ts).
-    const push = await measurePushDelivery({ postgresUrl, log })
+    const push = onlyPair
+      ? { figures: [], details: {}, notes: [] }
+      : await measurePushDelivery({ postgresUrl, log })
     return {
       figures: [...figures, ...push.figures],
       details: { ...details, ...push.details },
