@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HOT_LOG_SAMPLE } from '../src/lib/hot-route'
+import { register } from './helpers/members'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
 const API = '/discord/api'
 
 /** The app's log lines, parsed, that carry `msg`. */
-type Line = Record<string, Record<string, unknown> | undefined> & { msg?: string; reqId?: string }
+type Line = Record<string, Record<string, unknown> | undefined> & {
+  msg?: string
+  reqId?: string
+  sampled?: number
+}
 
 function linesWith(t: TestApp, msg: string): Line[] {
   return t.logLines<Line>().filter((line) => line.msg === msg)
@@ -68,5 +74,42 @@ describe('credentials never reach the logs', () => {
     expect(completed?.res).toEqual({ statusCode: response.statusCode })
     expect(t.logs()).not.toContain('secret-reset-token-1')
     expect(t.logs()).not.toContain('not-logged-0123456789')
+  })
+
+  it("logs one of a hundred successful reads of a member's dashboard data, and every refused one with its id", async () => {
+    const member = await register(t.app)
+    const reads = ['/auth/profile', '/subscriptions/status', '/payments/history']
+    const logged = () =>
+      t
+        .logLines<Line>()
+        .filter((line) => reads.some((path) => String(line.req?.url).startsWith(`${API}${path}`)))
+    const before = logged().length
+    for (let i = 0; i < HOT_LOG_SAMPLE; i++)
+      for (const path of reads) {
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `${API}${path}`,
+          headers: { authorization: `Bearer ${member.accessToken}` },
+        })
+        expect(response.statusCode).toBe(200)
+      }
+    const successes = logged().slice(before)
+    // 300 answers: three sampled lines, each standing for a hundred, and no line per request.
+    expect(successes.length).toBeLessThanOrEqual(4)
+    expect(successes.length).toBeGreaterThanOrEqual(2)
+    expect(
+      successes.every((line) => line.msg === 'request completed' && line.sampled === HOT_LOG_SAMPLE),
+    ).toBe(true)
+
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: `${API}/subscriptions/status`,
+      headers: { authorization: 'Bearer not-a-token-0123456789', 'x-request-id': 'refused-read-0001' },
+    })
+    expect(refused.statusCode).toBe(401)
+    const line = logged().find((entry) => entry.reqId === 'refused-read-0001')
+    expect(line?.res).toEqual({ statusCode: 401 })
+    expect(line?.req).toMatchObject({ method: 'GET', url: `${API}/subscriptions/status` })
+    expect(t.logs()).not.toContain('not-a-token-0123456789')
   })
 })

@@ -15,6 +15,7 @@ import {
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { envelope, MessageEnvelopeSchema, ok } from '../../lib/envelope'
+import { SAMPLED_LOG } from '../../lib/hot-route'
 import { authOf } from '../../plugins/auth'
 import type { AuthService, ClientMeta } from './auth-service'
 
@@ -118,6 +119,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/auth/profile',
     {
+      ...SAMPLED_LOG,
       onRequest: app.requireAuth,
       schema: {
         tags,

@@ -12,6 +12,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { envelope, ok } from '../../lib/envelope'
+import { SAMPLED_LOG } from '../../lib/hot-route'
 import { authOf } from '../../plugins/auth'
 import type { CardCheckoutService } from '../payments/card/card-checkout-service'
 import { SUBSCRIPTION_SORTS } from './subscriptions-repository'
@@ -47,6 +48,7 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/subscriptions/status',
     {
+      ...SAMPLED_LOG,
       schema: {
         tags,
         security,

@@ -2,6 +2,7 @@ import { PageQuerySchema, PaymentPageSchema, PaymentSummarySchema } from '@edgec
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { envelope, ok } from '../../../lib/envelope'
+import { SAMPLED_LOG } from '../../../lib/hot-route'
 import { authOf } from '../../../plugins/auth'
 import { PAYMENT_SORTS } from './payments-repository'
 import type { PaymentsService } from './payments-service'
@@ -23,6 +24,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ payments: PaymentsService }>
   app.get(
     '/payments/history',
     {
+      ...SAMPLED_LOG,
       schema: {
         tags,
         security,
