@@ -2,10 +2,28 @@ import { fromMinorUnits, type PaymentView } from '@edgeclub/shared'
 import type { PaymentRow } from '../../../db/types'
 
 /** A payment row as members (and, with the email, admins) read it. */
-export function toPaymentView(
-  row: PaymentRow & { plan_name: string | null; user_email?: string },
-  options: { includeEmail?: boolean } = {},
-): PaymentView {
+/** The columns a payment's view reads. */
+export type PaymentViewRow = Pick<
+  PaymentRow,
+  | 'id'
+  | 'plan_id'
+  | 'kind'
+  | 'provider'
+  | 'status'
+  | 'amount_minor'
+  | 'amount_refunded_minor'
+  | 'currency'
+  | 'message'
+  | 'failure_message'
+  | 'stripe_payment_intent_id'
+  | 'stripe_client_secret'
+  | 'checkout_url'
+  | 'expires_at'
+  | 'created_at'
+  | 'completed_at'
+> & { plan_name: string | null; user_email?: string }
+
+export function toPaymentView(row: PaymentViewRow, options: { includeEmail?: boolean } = {}): PaymentView {
   return {
     _id: row.id,
     id: row.id,

@@ -40,6 +40,26 @@ const PAYMENT_NAMES = {
   kinds: ['subscription', 'renewal', 'lifetime', 'tip', 'grant'],
 }
 
+/** The columns a member's payment view shows (payment-views.ts), and no other. */
+const MEMBER_VIEW_COLUMNS = [
+  'payments.id',
+  'payments.plan_id',
+  'payments.kind',
+  'payments.provider',
+  'payments.status',
+  'payments.amount_minor',
+  'payments.amount_refunded_minor',
+  'payments.currency',
+  'payments.message',
+  'payments.failure_message',
+  'payments.stripe_payment_intent_id',
+  'payments.stripe_client_secret',
+  'payments.checkout_url',
+  'payments.expires_at',
+  'payments.created_at',
+  'payments.completed_at',
+] as const
+
 export function createPaymentsRepository(db: Kysely<DB>) {
   const rollups = createRollups(db)
   return {
@@ -345,6 +365,30 @@ export function createPaymentsRepository(db: Kysely<DB>) {
      * whole ledger's pages take their ids from a sort index alone, then read only their own rows; totals
      * come from the rollups (plus the few rows of found members that the rollups cannot tell apart).
      */
+    /**
+     * A page of one member's own payments, as their history shows them: only the columns the view
+     * needs and the plan's name (every dashboard open reads this; the admin list below also joins the
+     * member's email and reads every column). A search goes through the list's term matching.
+     */
+    async memberPage(userId: string, query: Omit<PaymentListQuery, 'userId'>) {
+      if (query.search !== undefined) return this.list({ ...query, userId })
+      let base = db.selectFrom('payments').where('payments.user_id', '=', userId)
+      if (query.provider) base = base.where('payments.provider', '=', query.provider as 'stripe')
+      if (query.status) base = base.where('payments.status', '=', query.status as 'completed')
+      const page = deferredPage(db, 'payments', base, PAYMENT_SORTS[query.sortBy], query)
+      const rows = await page
+        .inOrder(
+          base
+            .leftJoin('plans', 'plans.id', 'payments.plan_id')
+            .select([...MEMBER_VIEW_COLUMNS, 'plans.name as plan_name']),
+        )
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit)
+        .execute()
+      // One member's payments are few: counted only when the page cannot tell their number.
+      return page.result(rows, () => countRows(base))
+    },
+
     async list(query: PaymentListQuery) {
       const term = query.search?.toLowerCase()
       const match = term === undefined ? undefined : await termMatch(db, term, PAYMENT_NAMES)

@@ -65,7 +65,7 @@ export function createPaymentsService(deps: {
     openReconciliationIssues: (limit: number) => repo.listOpenReconciliationIssues(limit),
 
     async history(userId: string, query: Omit<PaymentListQuery, 'userId'>) {
-      const { rows, total } = await repo.list({ ...query, userId })
+      const { rows, total } = await repo.memberPage(userId, query)
       return {
         items: rows.map((row) => toPaymentView(row)),
         pagination: pages(query.page, query.limit, total),
