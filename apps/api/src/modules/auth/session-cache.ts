@@ -14,14 +14,19 @@ const MAX_ENTRIES = 50_000
  * - every change to a users or sessions row, by any process, is announced by a trigger on
  *   AUTH_CHANNEL (LISTEN/NOTIFY), and every instance forgets that user on hearing it;
  * - a listener that lost its connection may have missed announcements: it forgets everything;
- * - whatever happens, an entry is read again from the database after SESSION_CACHE_TTL_MS.
+ * - whatever happens, an entry is read again from the database after SESSION_CACHE_TTL_MS, or up to a
+ *   quarter sooner: entries stored together (a restart under load, a burst of sign-ins) would all
+ *   expire in the same instant, and every request of that moment would read its session again.
  * A read that started before a change must not store what it read: every forget moves an epoch, and a
  * read stores its row only if the epoch is the one it started in.
  */
-export function createSessionCache(options: { ttlMs?: number; now?: () => number } = {}) {
+export function createSessionCache(
+  options: { ttlMs?: number; now?: () => number; random?: () => number } = {},
+) {
   const ttlMs = options.ttlMs ?? SESSION_CACHE_TTL_MS
   const now = options.now ?? Date.now
-  const entries = new Map<string, { userId: string; user: UserRow; at: number }>()
+  const random = options.random ?? Math.random
+  const entries = new Map<string, { userId: string; user: UserRow; expires: number }>()
   let epoch = 0
 
   const forgetUser = (userId: string): void => {
@@ -41,13 +46,13 @@ export function createSessionCache(options: { ttlMs?: number; now?: () => number
       load: () => Promise<UserRow | undefined>,
     ): Promise<UserRow | undefined> {
       const hit = entries.get(sessionId)
-      if (hit && hit.userId === userId && now() - hit.at < ttlMs) return hit.user
+      if (hit && hit.userId === userId && now() < hit.expires) return hit.user
       if (hit) entries.delete(sessionId)
       const started = epoch
       const user = await load()
       if (user && epoch === started) {
         if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string)
-        entries.set(sessionId, { userId, user, at: now() })
+        entries.set(sessionId, { userId, user, expires: now() + ttlMs * (1 - random() / 4) })
       }
       return user
     },
