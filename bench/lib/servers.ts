@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { cpuMs, envNumber, freePort, root, rssMB, sleep, tempDir } from './util'
@@ -122,21 +123,54 @@ export interface AppServerOptions {
   dataDir?: string
   env?: Record<string, string>
   /**
-   * The build (apps/api/dist/server.js) with plain node and `npm start`'s flags, as production runs it,
-   * instead of the sources through tsx.
+   * The build (apps/api/dist/server.js) with plain node and `npm start`'s flags, as production runs it
+   * (the default; built first when older than its sources), or (false) the sources through tsx.
    */
   built?: boolean
+}
+
+/** Sources the built server is made from: newer than apps/api/dist/server.js means a stale build. */
+const SERVER_SOURCES = ['apps/api/src', 'packages/shared/src', 'scripts/build-server.ts']
+
+function newestMtime(target: string): number {
+  const stat = statSync(target, { throwIfNoEntry: false })
+  if (!stat) return 0
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let latest = stat.mtimeMs
+  for (const entry of readdirSync(target)) latest = Math.max(latest, newestMtime(path.join(target, entry)))
+  return latest
+}
+
+let buildChecked = false
+/** `npm run build` when apps/api/dist is missing or older than its sources: a bench never measures old code. */
+export function ensureBuiltServer(log: (line: string) => void = console.log): void {
+  if (buildChecked) return
+  const builtAt =
+    statSync(path.join(root, 'apps/api/dist/server.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0
+  const stale = SERVER_SOURCES.some((source) => newestMtime(path.join(root, source)) > builtAt)
+  if (builtAt === 0 || stale) {
+    log(
+      builtAt === 0
+        ? 'apps/api/dist is missing: npm run build'
+        : 'apps/api/dist is older than its sources: npm run build',
+    )
+    const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+    if (build.status !== 0) throw new Error('npm run build failed')
+  }
+  buildChecked = true
 }
 
 /** The app in production mode, behind a trusted proxy hop so X-Forwarded-For names the client. */
 export async function startApp(
   options: AppServerOptions = {},
 ): Promise<RunningProcess & { dataDir: string }> {
+  const built = options.built ?? process.env.BENCH_SERVER !== 'sources'
+  if (built) ensureBuiltServer()
   const port = await freePort()
   const fresh = !options.dataDir
   const dataDir = options.dataDir ?? (await tempDir())
   const running = await launch(
-    options.built ? 'apps/api/dist/server.js' : 'apps/api/src/server.ts',
+    built ? 'apps/api/dist/server.js' : 'apps/api/src/server.ts',
     {
       NODE_ENV: 'production',
       JWT_SECRET,
@@ -158,7 +192,7 @@ export async function startApp(
     async () => {
       if (fresh) await fs.rm(dataDir, { recursive: true, force: true })
     },
-    options.built ? await productionNodeFlags() : undefined,
+    built ? await productionNodeFlags() : undefined,
   )
   return { ...running, dataDir }
 }

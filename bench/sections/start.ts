@@ -1,11 +1,9 @@
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs/promises'
-import path from 'node:path'
 import { buildPgliteTemplate } from '../../apps/api/src/cli/build-pglite-template'
 import { atMost, type Figure, figure } from '../lib/figures'
 import type { Section } from '../lib/section'
-import { productionNodeFlags, startApp } from '../lib/servers'
-import { root, sleep } from '../lib/util'
+import { ensureBuiltServer, productionNodeFlags, startApp } from '../lib/servers'
+import { sleep } from '../lib/util'
 
 /**
  * Start and memory of the real server on the embedded database, twice: the build as production runs
@@ -70,13 +68,7 @@ export const startSection: Section = {
   name: 'start',
   title: 'start time and memory at rest (embedded database): the build, and the sources through tsx',
   async run({ log }) {
-    try {
-      await fs.access(path.join(root, 'apps/api/dist/server.js'))
-    } catch {
-      log('apps/api/dist is missing: npm run build')
-      const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
-      if (build.status !== 0) throw new Error('npm run build failed')
-    }
+    ensureBuiltServer(log)
     log(`built server: node ${(await productionNodeFlags()).join(' ')} apps/api/dist/server.js`)
     log(`database template (sources): ${await buildPgliteTemplate()}`)
     const built = await measure(true)
