@@ -381,6 +381,8 @@ export async function startJobs(
         if (!stopping.value) scanEvery()
       })
     }, options.pollSeconds * 1000)
+    // The scan serves work that is running anyway: it never keeps a process alive by itself.
+    scanTimer.unref()
   }
   scanEvery()
 
