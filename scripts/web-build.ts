@@ -23,7 +23,8 @@ const sources = [
   'apps/web/service-worker',
 ]
 
-function newest(target: string): number {
+/** The latest modification time of a file, or of any file under a folder (a path from the repository root). */
+export function newest(target: string): number {
   const full = path.join(root, target)
   if (!fs.existsSync(full)) return 0
   const stat = fs.statSync(full)

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { newest } from '../../scripts/web-build'
 import { cpuMs, envNumber, freePort, root, rssMB, sleep, tempDir } from './util'
 
 /**
@@ -132,22 +133,13 @@ export interface AppServerOptions {
 /** Sources the built server is made from: newer than apps/api/dist/server.js means a stale build. */
 const SERVER_SOURCES = ['apps/api/src', 'packages/shared/src', 'scripts/build-server.ts']
 
-function newestMtime(target: string): number {
-  const stat = statSync(target, { throwIfNoEntry: false })
-  if (!stat) return 0
-  if (!stat.isDirectory()) return stat.mtimeMs
-  let latest = stat.mtimeMs
-  for (const entry of readdirSync(target)) latest = Math.max(latest, newestMtime(path.join(target, entry)))
-  return latest
-}
-
 let buildChecked = false
 /** `npm run build` when apps/api/dist is missing or older than its sources: a bench never measures old code. */
 export function ensureBuiltServer(log: (line: string) => void = console.log): void {
   if (buildChecked) return
   const builtAt =
     statSync(path.join(root, 'apps/api/dist/server.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0
-  const stale = SERVER_SOURCES.some((source) => newestMtime(path.join(root, source)) > builtAt)
+  const stale = SERVER_SOURCES.some((source) => newest(source) > builtAt)
   if (builtAt === 0 || stale) {
     log(
       builtAt === 0
