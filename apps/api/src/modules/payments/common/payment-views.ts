@@ -1,27 +1,13 @@
 import { fromMinorUnits, type PaymentView } from '@edgeclub/shared'
 import type { PaymentRow } from '../../../db/types'
+import type { PaymentViewColumn } from './payments-repository'
 
 /** A payment row as members (and, with the email, admins) read it. */
-/** The columns a payment's view reads. */
-export type PaymentViewRow = Pick<
-  PaymentRow,
-  | 'id'
-  | 'plan_id'
-  | 'kind'
-  | 'provider'
-  | 'status'
-  | 'amount_minor'
-  | 'amount_refunded_minor'
-  | 'currency'
-  | 'message'
-  | 'failure_message'
-  | 'stripe_payment_intent_id'
-  | 'stripe_client_secret'
-  | 'checkout_url'
-  | 'expires_at'
-  | 'created_at'
-  | 'completed_at'
-> & { plan_name: string | null; user_email?: string }
+/** The columns a payment's view reads (PAYMENT_VIEW_COLUMNS), with its plan's name and, for admins, the email. */
+export type PaymentViewRow = Pick<PaymentRow, PaymentViewColumn> & {
+  plan_name: string | null
+  user_email?: string
+}
 
 export function toPaymentView(row: PaymentViewRow, options: { includeEmail?: boolean } = {}): PaymentView {
   return {

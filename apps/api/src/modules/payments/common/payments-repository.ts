@@ -40,25 +40,38 @@ const PAYMENT_NAMES = {
   kinds: ['subscription', 'renewal', 'lifetime', 'tip', 'grant'],
 }
 
-/** The columns a member's payment view shows (payment-views.ts), and no other. */
-const MEMBER_VIEW_COLUMNS = [
-  'payments.id',
-  'payments.plan_id',
-  'payments.kind',
-  'payments.provider',
-  'payments.status',
-  'payments.amount_minor',
-  'payments.amount_refunded_minor',
-  'payments.currency',
-  'payments.message',
-  'payments.failure_message',
-  'payments.stripe_payment_intent_id',
-  'payments.stripe_client_secret',
-  'payments.checkout_url',
-  'payments.expires_at',
-  'payments.created_at',
-  'payments.completed_at',
-] as const
+/** The columns a payment's view shows (payment-views.ts): all a member's history reads. */
+export const PAYMENT_VIEW_COLUMNS = [
+  'id',
+  'plan_id',
+  'kind',
+  'provider',
+  'status',
+  'amount_minor',
+  'amount_refunded_minor',
+  'currency',
+  'message',
+  'failure_message',
+  'stripe_payment_intent_id',
+  'stripe_client_secret',
+  'checkout_url',
+  'expires_at',
+  'created_at',
+  'completed_at',
+] as const satisfies readonly (keyof PaymentRow)[]
+export type PaymentViewColumn = (typeof PAYMENT_VIEW_COLUMNS)[number]
+
+/** The filters a payments list and a member's history share. */
+function filteredBy(
+  qb: SelectQueryBuilder<DB, 'payments', object>,
+  query: Pick<PaymentListQuery, 'userId' | 'provider' | 'status'>,
+) {
+  let next = qb
+  if (query.userId) next = next.where('payments.user_id', '=', query.userId)
+  if (query.provider) next = next.where('payments.provider', '=', query.provider as 'stripe')
+  if (query.status) next = next.where('payments.status', '=', query.status as 'completed')
+  return next
+}
 
 export function createPaymentsRepository(db: Kysely<DB>) {
   const rollups = createRollups(db)
@@ -372,15 +385,14 @@ export function createPaymentsRepository(db: Kysely<DB>) {
      */
     async memberPage(userId: string, query: Omit<PaymentListQuery, 'userId'>) {
       if (query.search !== undefined) return this.list({ ...query, userId })
-      let base = db.selectFrom('payments').where('payments.user_id', '=', userId)
-      if (query.provider) base = base.where('payments.provider', '=', query.provider as 'stripe')
-      if (query.status) base = base.where('payments.status', '=', query.status as 'completed')
+      const base = filteredBy(db.selectFrom('payments'), { ...query, userId })
       const page = deferredPage(db, 'payments', base, PAYMENT_SORTS[query.sortBy], query)
       const rows = await page
         .inOrder(
           base
             .leftJoin('plans', 'plans.id', 'payments.plan_id')
-            .select([...MEMBER_VIEW_COLUMNS, 'plans.name as plan_name']),
+            .select(PAYMENT_VIEW_COLUMNS.map((column) => `payments.${column}` as const))
+            .select('plans.name as plan_name'),
         )
         .limit(query.limit)
         .offset((query.page - 1) * query.limit)
@@ -395,13 +407,7 @@ export function createPaymentsRepository(db: Kysely<DB>) {
       const members = term
         ? db.selectFrom('users').select('id').where(sql`lower(email)`, 'like', `%${term}%`)
         : undefined
-      const filtered = (qb: SelectQueryBuilder<DB, 'payments', object>) => {
-        let next = qb
-        if (query.userId) next = next.where('payments.user_id', '=', query.userId)
-        if (query.provider) next = next.where('payments.provider', '=', query.provider as 'stripe')
-        if (query.status) next = next.where('payments.status', '=', query.status as 'completed')
-        return next
-      }
+      const filtered = (qb: SelectQueryBuilder<DB, 'payments', object>) => filteredBy(qb, query)
       let base = filtered(db.selectFrom('payments'))
       if (members && match) {
         base = noMatch(match)
