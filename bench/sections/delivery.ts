@@ -320,7 +320,7 @@ export const deliverySection: Section = {
             address: clientAddress(row.n),
           })),
         )
-      let signed = await sign()
+      let signed: Awaited<ReturnType<typeof sign>> = []
       const publishOn = (app: RunningProcess) => async (): Promise<Published> => {
         const publisher = signed[0]
         const sentAt = now()
@@ -339,74 +339,58 @@ export const deliverySection: Section = {
         return { id: body.data.id, sentAt, answeredMs: now() - sentAt }
       }
 
-      // One instance.
-      if (!onlyPair)
+      /**
+       * `count` instances on the scratch database (tokens signed right before they connect), `streams` streams spread over them in turn, the
+       * signal published on the first (the others hear of it by NOTIFY); `floor` is the bare figure.
+       */
+      const onInstances = async (
+        count: number,
+        name: string,
+        streams: number,
+        floor: Delivery | undefined,
+      ) => {
         try {
-          const app = await startApp({ databaseUrl })
-          running.push(app)
+          const apps: RunningProcess[] = []
+          for (let i = 0; i < count; i++) {
+            apps.push(await startApp({ databaseUrl }))
+            running.push(apps.at(-1)!)
+          }
+          signed = await sign()
           const { readers: appReaders, seconds } = await connect(
-            'one app instance',
-            signed.slice(1, single + 1).map((member) => ({
-              url: `${app.url}/discord/api/signals/stream`,
+            `${count} app instance${count === 1 ? '' : 's'}`,
+            signed.slice(1, streams + 1).map((member, i) => ({
+              url: `${apps[i % count]!.url}/discord/api/signals/stream`,
               headers: streamHeaders(member),
             })),
           )
-          const delivery = await measure(appReaders, publishOn(app), [app.pid])
-          log(`one instance: p99 ${delivery.p99} ms`)
+          const delivery = await measure(
+            appReaders,
+            publishOn(apps[0]!),
+            apps.map((app) => app.pid),
+          )
+          log(`${name}: p99 ${delivery.p99} ms`)
           figures.push(
             ...deliveryFigures(
-              'delivery',
-              `${appReaders.count.toLocaleString()} streams on one instance`,
+              count === 1 ? 'delivery' : 'delivery.pair',
+              `${appReaders.count.toLocaleString()} streams on ${name}`,
               delivery,
-              single,
-              bareDelivery,
+              streams,
+              floor,
             ),
           )
-          details.oneInstance = {
+          return {
             ...delivery,
             connectSeconds: seconds,
             failedToConnect: appReaders.failed,
-            rssAfterMB: await app.rssMB(),
+            rssAfterMB: await Promise.all(apps.map((app) => app.rssMB())),
           }
         } finally {
           await stopAll()
         }
-
-      // Two instances on the same database, half the streams on each.
-      try {
-        const first = await startApp({ databaseUrl })
-        running.push(first)
-        const second = await startApp({ databaseUrl })
-        running.push(second)
-        signed = await sign()
-        const members = signed.slice(1, pair + 1)
-        const { readers: pairReaders, seconds } = await connect(
-          'two app instances',
-          members.map((member, i) => ({
-            url: `${(i % 2 === 0 ? first : second).url}/discord/api/signals/stream`,
-            headers: streamHeaders(member),
-          })),
-        )
-        const delivery = await measure(pairReaders, publishOn(first), [first.pid, second.pid])
-        log(`two instances: p99 ${delivery.p99} ms`)
-        figures.push(
-          ...deliveryFigures(
-            'delivery.pair',
-            `${pairReaders.count.toLocaleString()} streams on two instances`,
-            delivery,
-            pair,
-            barePairDelivery ?? bareDelivery,
-          ),
-        )
-        details.twoInstances = {
-          ...delivery,
-          connectSeconds: seconds,
-          failedToConnect: pairReaders.failed,
-          rssAfterMB: [await first.rssMB(), await second.rssMB()],
-        }
-      } finally {
-        await stopAll()
       }
+      if (!onlyPair) details.oneInstance = await onInstances(1, 'one instance', single, bareDelivery)
+      // Two instances on the same database, half the streams on each.
+      details.twoInstances = await onInstances(2, 'two instances', pair, barePairDelivery ?? bareDelivery)
     } finally {
       await dropDatabase(postgresUrl)
     }
