@@ -439,9 +439,27 @@ test.describe('admin console', () => {
       await page.getByRole('button', { name: 'Promote to admin' }).click()
       await page.getByRole('button', { name: 'Yes, promote' }).click()
       await expect(page.getByText('Role changed to admin')).toBeVisible()
+      // The outcome is said once the page shows it: the member's reloaded details are held back here,
+      // and until they come the page says nothing yet (said earlier, the reload then moved the buttons
+      // under the operator's next click).
+      let release!: () => void
+      const held = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      await page.route('**/discord/api/admin/users/*', async (route) => {
+        await held
+        await route.continue()
+      })
       await page.getByRole('button', { name: 'Demote to member' }).click()
       await page.getByRole('button', { name: 'Yes, demote' }).click()
+      await expect(page.getByRole('button', { name: 'Working...' })).toBeVisible()
+      await expect(page.getByText('Role changed to member')).toBeHidden()
+      release()
+      await page.unroute('**/discord/api/admin/users/*')
       await expect(page.getByText('Role changed to member')).toBeVisible()
+      // The same moment: the page already shows the new role, and the question has closed.
+      expect(await page.getByRole('button', { name: 'Promote to admin' }).isVisible()).toBe(true)
+      expect(await page.getByRole('button', { name: 'Working...' }).count()).toBe(0)
 
       // Discord and Telegram: a kick of someone in neither is refused with the reason.
       await page.getByRole('button', { name: 'Kick' }).click()

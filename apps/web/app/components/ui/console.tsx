@@ -1,5 +1,6 @@
 /** Widgets of the consoles (admin, signals): inline inputs, notices, confirm buttons, display helpers. */
 import { formatDay, formatMoment, formatMoney } from '@edgeclub/shared'
+import { type QueryKey, useQueryClient } from '@tanstack/react-query'
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
 import { buttonClasses } from './button'
 import { Alert, inputClasses } from './field'
@@ -11,6 +12,30 @@ export type NoticeState = { tone: 'success' | 'error'; text: string } | null
 
 /** Runs an operator action that resolves to its outcome in words, shows it, and reloads what changed. */
 export type RunAction = (work: () => Promise<string>) => Promise<void>
+
+/**
+ * A console's notice and the runner of its actions: `run` does the work, reloads the queries under
+ * `refresh`, and only then says how it went (success or the error's text). Said before the reload, the
+ * outcome told the operator "done" while the page still showed the old state; the reload's re-render
+ * (a question closing, a button appearing for the new role) then moved the controls under the next
+ * click, which landed on whatever had taken their place.
+ */
+export function useConsoleAction(refresh: QueryKey) {
+  const queryClient = useQueryClient()
+  const [notice, setNotice] = useState<NoticeState>(null)
+  const run: RunAction = async (work) => {
+    setNotice(null)
+    let outcome: NoticeState
+    try {
+      outcome = { tone: 'success', text: await work() }
+    } catch (error) {
+      outcome = { tone: 'error', text: failureText(error) }
+    }
+    await queryClient.invalidateQueries({ queryKey: refresh })
+    setNotice(outcome)
+  }
+  return { notice, setNotice, run, refresh: () => queryClient.invalidateQueries({ queryKey: refresh }) }
+}
 
 /** An action's outcome; scrolled into view, since on a phone the action may be far below it. */
 export function Notice({ notice }: { notice: NoticeState }) {

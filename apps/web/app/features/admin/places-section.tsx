@@ -1,9 +1,14 @@
 import { type Place, PlaceSchema } from '@edgeclub/shared'
-import { useQueryClient } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { z } from 'zod'
 import { Button } from '../../components/ui/button'
-import { ConfirmButton, failureText, Notice, type NoticeState } from '../../components/ui/console'
+import {
+  ConfirmButton,
+  failureText,
+  Notice,
+  type NoticeState,
+  useConsoleAction,
+} from '../../components/ui/console'
 import { Alert, inputClasses, SelectInput } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { act } from './admin-api'
@@ -59,25 +64,13 @@ function ChatCategories({ place, onSaved }: { place: Place; onSaved: (notice: No
  * @username once the bot administers them; roles from the server's roles the bot can give.
  */
 export function PlacesSection() {
-  const queryClient = useQueryClient()
   const overview = usePlaces()
   const roles = useDiscordRoleOptions(Boolean(overview.data?.discordConfigured))
-  const [notice, setNotice] = useState<NoticeState>(null)
+  const { notice, setNotice, run, refresh } = useConsoleAction(['admin'])
   const [chat, setChat] = useState('')
   const [chatCategories, setChatCategories] = useState('')
   const [roleId, setRoleId] = useState('')
   const ids = useId()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin'] })
-  const run = async (work: () => Promise<{ message: string }>, after?: () => void) => {
-    setNotice(null)
-    try {
-      setNotice({ tone: 'success', text: (await work()).message })
-      after?.()
-    } catch (error) {
-      setNotice({ tone: 'error', text: failureText(error) })
-    }
-    await refresh()
-  }
   const data = overview.data
   const unlisted = (roles.data ?? []).filter((role) => !role.listed)
 
@@ -119,8 +112,15 @@ export function PlacesSection() {
                     question={`Stop offering ${place.title}? Plans no longer open it; nobody is removed from it.`}
                     variant="danger"
                     onConfirm={() =>
-                      run(() =>
-                        act(`/admin/places/${place.id}`, 'DELETE', z.object({ removed: z.boolean() })),
+                      run(
+                        async () =>
+                          (
+                            await act(
+                              `/admin/places/${place.id}`,
+                              'DELETE',
+                              z.object({ removed: z.boolean() }),
+                            )
+                          ).message,
                       )
                     }
                   />
@@ -148,18 +148,16 @@ export function PlacesSection() {
             className="flex flex-wrap items-end gap-3"
             onSubmit={(event) => {
               event.preventDefault()
-              void run(
-                () =>
-                  act('/admin/places', 'POST', PlaceSchema, {
-                    kind: 'telegram_chat',
-                    chat: chat.trim(),
-                    signalCategories: categoriesOf(chatCategories),
-                  }),
-                () => {
-                  setChat('')
-                  setChatCategories('')
-                },
-              )
+              void run(async () => {
+                const added = await act('/admin/places', 'POST', PlaceSchema, {
+                  kind: 'telegram_chat',
+                  chat: chat.trim(),
+                  signalCategories: categoriesOf(chatCategories),
+                })
+                setChat('')
+                setChatCategories('')
+                return added.message
+              })
             }}
           >
             <div>
@@ -213,10 +211,14 @@ export function PlacesSection() {
             <Button
               disabled={!roleId}
               onClick={() =>
-                run(
-                  () => act('/admin/places', 'POST', PlaceSchema, { kind: 'discord_role', roleId }),
-                  () => setRoleId(''),
-                )
+                run(async () => {
+                  const added = await act('/admin/places', 'POST', PlaceSchema, {
+                    kind: 'discord_role',
+                    roleId,
+                  })
+                  setRoleId('')
+                  return added.message
+                })
               }
             >
               Add Role

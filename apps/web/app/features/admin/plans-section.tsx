@@ -12,10 +12,9 @@ import {
   trialText,
   yearlySaving,
 } from '@edgeclub/shared'
-import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { ConfirmButton, failureText, money, Notice, type NoticeState } from '../../components/ui/console'
+import { ConfirmButton, failureText, money, Notice, useConsoleAction } from '../../components/ui/console'
 import { Alert, Field, SelectInput, TextArea, TextField, TextInput } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { PlanCard } from '../../components/ui/plan-card'
@@ -361,21 +360,10 @@ function PlanEditor({
 }
 
 export function PlansSection() {
-  const queryClient = useQueryClient()
   const [editing, setEditing] = useState<AdminPlan | 'new' | null>(null)
   const [showArchived, setShowArchived] = useState(false)
-  const [notice, setNotice] = useState<NoticeState>(null)
+  const { notice, setNotice, run, refresh } = useConsoleAction(['admin'])
   const plans = useAdminPlans()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin'] })
-  const run = async (work: () => Promise<{ message: string }>) => {
-    setNotice(null)
-    try {
-      setNotice({ tone: 'success', text: (await work()).message })
-    } catch (error) {
-      setNotice({ tone: 'error', text: failureText(error) })
-    }
-    await refresh()
-  }
 
   const all = plans.data?.items ?? []
   // The order of the pricing page, so the list reads like the page it controls.
@@ -443,7 +431,12 @@ export function PlansSection() {
                   <Button
                     variant="secondary"
                     className="px-3 py-1.5"
-                    onClick={() => run(() => act(`/admin/plans/${plan.id}/toggle`, 'POST', AdminPlanSchema))}
+                    onClick={() =>
+                      run(
+                        async () =>
+                          (await act(`/admin/plans/${plan.id}/toggle`, 'POST', AdminPlanSchema)).message,
+                      )
+                    }
                   >
                     {plan.isActive ? 'Deactivate' : 'Activate'}
                     <span className="sr-only"> {plan.name}</span>
@@ -458,7 +451,12 @@ export function PlansSection() {
                         : `Archive ${plan.name}? It leaves the pricing page for good (a plan nobody ever bought is deleted).`
                     }
                     variant="danger"
-                    onConfirm={() => run(() => act(`/admin/plans/${plan.id}`, 'DELETE', PlanRemovalSchema))}
+                    onConfirm={() =>
+                      run(
+                        async () =>
+                          (await act(`/admin/plans/${plan.id}`, 'DELETE', PlanRemovalSchema)).message,
+                      )
+                    }
                   />
                 </div>
               )}

@@ -1,7 +1,5 @@
-import { useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
 import { Link } from 'react-router'
-import { failureText, Notice, type NoticeState, type RunAction } from '../../components/ui/console'
+import { Notice, useConsoleAction } from '../../components/ui/console'
 import { Alert } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
 import { useSession } from '../../lib/use-session'
@@ -19,21 +17,10 @@ import { MembershipActions } from './membership-actions'
 
 /** One member: subscriptions, payments, Discord and Telegram state and every operator action. */
 export function UserDetailSection({ userId }: { userId: string }) {
-  const queryClient = useQueryClient()
   const withUser = useMemberLinks()
   const { user: me } = useSession()
   const detail = useMemberDetail(userId)
-  const [notice, setNotice] = useState<NoticeState>(null)
-
-  const run: RunAction = async (work) => {
-    setNotice(null)
-    try {
-      setNotice({ tone: 'success', text: await work() })
-    } catch (error) {
-      setNotice({ tone: 'error', text: failureText(error) })
-    }
-    await queryClient.invalidateQueries({ queryKey: ['admin'] })
-  }
+  const { notice, setNotice, run } = useConsoleAction(['admin'])
 
   const back = (
     <Link to={withUser(null)} className={`${linkClasses} inline-block`}>

@@ -1,15 +1,13 @@
 import { describeSignal, KIND_LABELS, paths, type SignalView } from '@edgeclub/shared'
-import { useQueryClient } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { Link } from 'react-router'
 import { Button } from '../../components/ui/button'
 import {
   ConfirmButton,
-  failureText,
   Notice,
-  type NoticeState,
   type RunAction,
   smallInput,
+  useConsoleAction,
 } from '../../components/ui/console'
 import { Alert } from '../../components/ui/field'
 import { Panel } from '../../components/ui/panel'
@@ -209,20 +207,9 @@ function SignalActions({ signal, run }: { signal: SignalView; run: RunAction }) 
 
 /** The Signals section: publish picks and trading signals, then settle or void them. */
 export function SignalsSection() {
-  const queryClient = useQueryClient()
-  const [notice, setNotice] = useState<NoticeState>(null)
+  const { notice, run } = useConsoleAction(['admin', 'signals'])
   const [kind, setKind] = useState<'' | 'pick' | 'signal'>('')
   const signals = useAdminSignals(kind)
-
-  const run: RunAction = async (work) => {
-    setNotice(null)
-    try {
-      setNotice({ tone: 'success', text: await work() })
-    } catch (error) {
-      setNotice({ tone: 'error', text: failureText(error) })
-    }
-    await queryClient.invalidateQueries({ queryKey: ['admin', 'signals'] })
-  }
 
   const items = signals.data?.pages.flatMap((page) => page.items) ?? []
   return (
