@@ -281,11 +281,32 @@ export const pagesSection: Section = {
           const name = page.replace(/[^a-z0-9]+/gi, '_')
           await fs.writeFile(path.join(process.env.BENCH_LHR_DIR, `${name}.json`), JSON.stringify(result.lhr))
           // The trace Lighthouse simulated from, for a closer look (Chrome DevTools opens it).
-          const trace = (result.artifacts as { Trace?: unknown } | undefined)?.Trace
-          if (trace)
+          const artifacts = result.artifacts as
+            | {
+                Trace?: unknown
+                DevtoolsLog?: unknown
+                GatherContext?: unknown
+                URL?: unknown
+                SourceMaps?: unknown
+              }
+            | undefined
+          if (artifacts?.Trace)
             await fs.writeFile(
               path.join(process.env.BENCH_LHR_DIR, `${name}.trace.json`),
-              JSON.stringify(trace),
+              JSON.stringify(artifacts.Trace),
+            )
+          // With the trace, what Lighthouse's simulation (Lantern) starts from: bench/lantern.ts
+          // replays it and lists the requests and tasks the simulated LCP waited for.
+          if (artifacts?.DevtoolsLog)
+            await fs.writeFile(
+              path.join(process.env.BENCH_LHR_DIR, `${name}.artifacts.json`),
+              JSON.stringify({
+                DevtoolsLog: artifacts.DevtoolsLog,
+                GatherContext: artifacts.GatherContext,
+                URL: artifacts.URL,
+                SourceMaps: artifacts.SourceMaps ?? [],
+                settings: result.lhr.configSettings,
+              }),
             )
         }
         if (result.lhr.runtimeError)
