@@ -141,8 +141,8 @@ describe('cached public JSON', () => {
     const before = lines().length
     for (let i = 0; i < 2 * HOT_LOG_SAMPLE; i++) expect((await get('/record')).statusCode).toBe(200)
     const logged = lines().slice(before)
-    expect(logged.length).toBeGreaterThanOrEqual(1)
-    expect(logged.length).toBeLessThanOrEqual(3)
+    // Two hundred answers of this route: its own two sampled lines, whatever other routes answered.
+    expect(logged).toHaveLength(2)
     expect(logged.every((line) => line.msg === 'request completed' && line.sampled === HOT_LOG_SAMPLE)).toBe(
       true,
     )

@@ -3,17 +3,27 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 /** One successful answer in this many is logged; every other outcome is logged each time. */
 export const HOT_LOG_SAMPLE = 100
 
-let answered = 0
+/**
+ * Successes so far, by route (its URL pattern: a handful of keys), so each route has its own line per
+ * hundred: a shared count let a busy route's successes take every sampled line from a quiet one.
+ */
+const answered = new Map<string | undefined, number>()
 
 /**
  * The request log of a hot route: one line (not Fastify's two) for every answer that is not a plain
- * success, and for one success in HOT_LOG_SAMPLE, carrying how many it stands for. Security events
- * are never raised on these routes, so nothing an operator searches for is sampled away.
+ * success, and for one success in HOT_LOG_SAMPLE of each route, carrying how many it stands for.
+ * Security events are never raised on these routes, so nothing an operator searches for is sampled
+ * away.
  */
 function sampledRequestLog(request: FastifyRequest, reply: FastifyReply, done: () => void) {
   const status = reply.statusCode
   const plain = status === 200 || status === 304
-  if (plain && ++answered % HOT_LOG_SAMPLE !== 0) return done()
+  if (plain) {
+    const route = request.routeOptions.url
+    const count = (answered.get(route) ?? 0) + 1
+    answered.set(route, count % HOT_LOG_SAMPLE)
+    if (count < HOT_LOG_SAMPLE) return done()
+  }
   request.server.log.info(
     {
       reqId: request.id,
