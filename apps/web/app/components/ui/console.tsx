@@ -10,7 +10,7 @@ export const smallInput = inputClasses.replace('block w-full', 'block').replace(
 
 export type NoticeState = { tone: 'success' | 'error'; text: string } | null
 
-/** Runs an operator action that resolves to its outcome in words, shows it, and reloads what changed. */
+/** Runs an operator action that resolves to its outcome in words, reloads what changed, then shows the outcome. */
 export type RunAction = (work: () => Promise<string>) => Promise<void>
 
 /**
