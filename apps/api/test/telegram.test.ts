@@ -198,6 +198,41 @@ describe('Telegram', () => {
     expect((await telegramStatus(h, member)).username).toBe('@first_finn')
   })
 
+  it('two syncs of a member at once after Start: one welcome with every chat, and the slower sync’s extra link is revoked, never sent', async () => {
+    const member = await register(h.t.app)
+    await grant(member.user.id)
+    await settled(h)
+    // The sync Start queues waits at Telegram for its first link, while another sync of the same member
+    // (an access change heard by another instance) runs to its end.
+    const slow = h.emulator.telegram.holdNext('createChatInviteLink')
+    const connect = await as(h.t.app, member.accessToken, { method: 'POST', url: `${API}/telegram/connect` })
+    const person = h.emulator.telegram.createUser({ first_name: 'Rae', username: 'rae_races' })
+    h.emulator.telegram.start(person.id, new URL(connect.json().data.url).searchParams.get('start')!)
+    await slow.reached
+    expect(await h.t.app.services.telegram.syncMember(member.user.id)).toBe('synced')
+    slow.release()
+    await settled(h)
+
+    // One answer to Start: tied, and a button for each chat, the links the member's status shows.
+    expect(botSaid(h, person.id)).toHaveLength(1)
+    expect(botSaid(h, person.id)[0]).toMatch(/^Connected\n/)
+    const status = await telegramStatus(h, member)
+    const links = status.chats.map((chat: { inviteLink: string }) => chat.inviteLink)
+    expect(botButtons(h, person.id).map((button) => button.url)).toEqual(links)
+    // Each chat has one live link of this member's; the one the slower sync made for VIP was revoked.
+    const ours = (chatId: number) =>
+      h.emulator.telegram
+        .inviteLinks(chatId)
+        .filter((link) => link.name === `EdgeClub ${member.user.id.slice(0, 8)}`)
+    for (const chatId of [vipChat(), nflChat()])
+      expect(
+        ours(chatId)
+          .filter((link) => !link.is_revoked)
+          .map((link) => link.invite_link),
+      ).toEqual([links[chatId === vipChat() ? 0 : 1]])
+    expect(ours(vipChat()).filter((link) => link.is_revoked)).toHaveLength(1)
+  })
+
   it('one Telegram account tied to two members: it moves to the second, and its chats follow that member', async () => {
     const { member: first, user } = await memberInVip('shared_sid')
     const second = await register(h.t.app)

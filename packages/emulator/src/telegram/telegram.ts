@@ -10,7 +10,7 @@ import type {
   WebhookInfo,
 } from '@grammyjs/types'
 import { parseJson, type RequestContext, type Router, sendJson, sendText } from '../http'
-import { createMethods } from './api'
+import { createMethods, type EmulatedMethod } from './api'
 import { notFound, TelegramError, tooManyRequests, unauthorized } from './errors'
 import {
   type ChatFloodStats,
@@ -89,6 +89,12 @@ export interface TelegramControl {
   failNext(fault: TelegramFault): void
   clearFaults(): void
   /**
+   * The next call of `method` waits, unanswered, until `release()`: Telegram answering one call
+   * slowly. A test holds one side of a race at Telegram's door while the other side runs; `reached`
+   * resolves once the held call has arrived. `reset()` lets every held call go.
+   */
+  holdNext(method: EmulatedMethod): { reached: Promise<void>; release(): void }
+  /**
    * Sets the bot's webhook as its own setWebhook call would (for a demo whose app does not register
    * itself); `allowedUpdates` as in the Bot API.
    */
@@ -140,6 +146,13 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
   const queue = new UpdateQueue(store, runReply, options.webhook)
   store.onUpdate = (body) => void queue.push(body)
   const methods = createMethods(store, queue, flood)
+  /** Calls to hold (holdNext), oldest first: each holds the next call of its method once. */
+  const holds: {
+    method: EmulatedMethod
+    arrived: () => void
+    released: Promise<void>
+    release: () => void
+  }[] = []
 
   function logParams(request: RequestArgs): Record<string, string> {
     const params: Record<string, string> = {}
@@ -155,6 +168,12 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
     request: RequestArgs,
   ): Promise<{ status: number; body: unknown; headers: Record<string, string>; html?: string }> {
     const entry = methods.get(method.toLowerCase())
+    const held = holds.findIndex((hold) => hold.method === entry?.name)
+    if (held >= 0) {
+      const [hold] = holds.splice(held, 1)
+      hold!.arrived()
+      await hold!.released
+    }
     const params = logParams(request)
     const record = (status: number, description: string | null, forced = false) =>
       store.record({ method: entry?.name ?? method, params, status, description, forced })
@@ -377,6 +396,18 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
         .map((link) => store.linkObject(link)),
     failNext: (fault) => flood.addFault(fault),
     clearFaults: () => flood.clearFaults(),
+    holdNext: (method) => {
+      let arrived!: () => void
+      let release!: () => void
+      const reached = new Promise<void>((resolve) => {
+        arrived = resolve
+      })
+      const released = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      holds.push({ method, arrived, released, release })
+      return { reached, release }
+    },
     setWebhook: (input) => {
       const values = new Map<string, string>([['url', String(input.url ?? '')]])
       if (input.secretToken !== undefined) values.set('secret_token', String(input.secretToken))
@@ -408,6 +439,7 @@ export function mountTelegram(router: Router, options: TelegramEmulatorOptions =
     advanceTime: (seconds) => store.advanceTime(seconds),
     state: () => store.state(),
     reset: () => {
+      for (const hold of holds.splice(0)) hold.release()
       store.reset()
       flood.reset()
       queue.reset()
