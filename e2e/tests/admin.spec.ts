@@ -406,6 +406,20 @@ test.describe('admin console', () => {
   test.describe('member actions', () => {
     // Kicking someone who is in neither the Discord server nor a Telegram chat is refused (400), and said so.
     test.use({ allowedConsoleErrors: [/status of 400/] })
+    test('ADMIN-07 an outcome is said even when the reload of the page never comes back', async ({
+      page,
+      request,
+    }) => {
+      const member = await createMember(request)
+      await openAdmin(page, 'users')
+      await openMember(page, member)
+      // The member's details stop answering after the change: the outcome still comes, a few seconds on.
+      await page.route('**/discord/api/admin/users/*', () => new Promise<void>(() => undefined))
+      await page.getByRole('button', { name: 'Make analyst' }).click()
+      await page.getByRole('button', { name: 'Yes, make analyst' }).click()
+      await expect(page.getByText('Role changed to analyst')).toBeVisible({ timeout: 15_000 })
+    })
+
     test('ADMIN-05 ADMIN-07 destructive actions ask first; outcomes and errors are said plainly', async ({
       page,
       request,

@@ -13,6 +13,9 @@ export type NoticeState = { tone: 'success' | 'error'; text: string } | null
 /** Runs an operator action that resolves to its outcome in words, reloads what changed, then shows the outcome. */
 export type RunAction = (work: () => Promise<string>) => Promise<void>
 
+/** The longest an action's outcome waits for the reload of what it changed. */
+const RELOAD_WAIT_MS = 5_000
+
 /**
  * A console's notice and the runner of its actions: `run` does the work, reloads the queries under
  * `refresh`, and only then says how it went (success or the error's text). Said before the reload, the
@@ -31,7 +34,16 @@ export function useConsoleAction(refresh: QueryKey) {
     } catch (error) {
       outcome = { tone: 'error', text: failureText(error) }
     }
-    await queryClient.invalidateQueries({ queryKey: refresh })
+    // A server that stopped answering must not keep the outcome from the operator: it waits for the
+    // reload at most RELOAD_WAIT_MS.
+    let waited: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      queryClient.invalidateQueries({ queryKey: refresh }),
+      new Promise<void>((resolve) => {
+        waited = setTimeout(resolve, RELOAD_WAIT_MS)
+      }),
+    ])
+    clearTimeout(waited)
     setNotice(outcome)
   }
   return { notice, setNotice, run, refresh: () => queryClient.invalidateQueries({ queryKey: refresh }) }
