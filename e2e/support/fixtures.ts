@@ -70,6 +70,27 @@ export async function control(path: string, body?: unknown): Promise<unknown> {
   return response.json()
 }
 
+/**
+ * The server answering slowly: the page's requests to `url` wait until `release()` (which also stops
+ * holding later ones), to see what the page shows meanwhile. Never released, they never come back.
+ */
+export async function holdRequests(page: Page, url: string): Promise<{ release(): Promise<void> }> {
+  let answer!: () => void
+  const held = new Promise<void>((resolve) => {
+    answer = resolve
+  })
+  await page.route(url, async (route) => {
+    await held
+    await route.continue()
+  })
+  return {
+    release: async () => {
+      answer()
+      await page.unroute(url)
+    },
+  }
+}
+
 /** Axe-core in the page: the serious and critical violations, as readable lines. */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js')

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises'
 import type { Page } from '@playwright/test'
-import { accessibilityViolations, expect, test } from '../support/fixtures'
+import { accessibilityViolations, expect, holdRequests, test } from '../support/fixtures'
 import { admin, createMember, type Member, newMember, signIn, tokenOf } from '../support/members'
 import { lockPlansOnSale } from '../support/plans-lock'
 
@@ -406,7 +406,7 @@ test.describe('admin console', () => {
   test.describe('member actions', () => {
     // Kicking someone who is in neither the Discord server nor a Telegram chat is refused (400), and said so.
     test.use({ allowedConsoleErrors: [/status of 400/] })
-    test('ADMIN-07 an outcome is said even when the reload of the page never comes back', async ({
+    test('ADMIN-01 an outcome is said even when the reload of the page never comes back', async ({
       page,
       request,
     }) => {
@@ -414,7 +414,7 @@ test.describe('admin console', () => {
       await openAdmin(page, 'users')
       await openMember(page, member)
       // The member's details stop answering after the change: the outcome still comes, a few seconds on.
-      await page.route('**/discord/api/admin/users/*', () => new Promise<void>(() => undefined))
+      await holdRequests(page, '**/discord/api/admin/users/*')
       await page.getByRole('button', { name: 'Make analyst' }).click()
       await page.getByRole('button', { name: 'Yes, make analyst' }).click()
       await expect(page.getByText('Role changed to analyst')).toBeVisible({ timeout: 15_000 })
@@ -456,20 +456,12 @@ test.describe('admin console', () => {
       // The outcome is said once the page shows it: the member's reloaded details are held back here,
       // and until they come the page says nothing yet (said earlier, the reload then moved the buttons
       // under the operator's next click).
-      let release!: () => void
-      const held = new Promise<void>((resolve) => {
-        release = resolve
-      })
-      await page.route('**/discord/api/admin/users/*', async (route) => {
-        await held
-        await route.continue()
-      })
+      const reload = await holdRequests(page, '**/discord/api/admin/users/*')
       await page.getByRole('button', { name: 'Demote to member' }).click()
       await page.getByRole('button', { name: 'Yes, demote' }).click()
       await expect(page.getByRole('button', { name: 'Working...' })).toBeVisible()
       await expect(page.getByText('Role changed to member')).toBeHidden()
-      release()
-      await page.unroute('**/discord/api/admin/users/*')
+      await reload.release()
       await expect(page.getByText('Role changed to member')).toBeVisible()
       // The same moment: the page already shows the new role, and the question has closed.
       expect(await page.getByRole('button', { name: 'Promote to admin' }).isVisible()).toBe(true)

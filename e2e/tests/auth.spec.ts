@@ -1,4 +1,4 @@
-import { expect, test } from '../support/fixtures'
+import { expect, holdRequests, test } from '../support/fixtures'
 import { createMember, mailbox, newMember, signIn } from '../support/members'
 
 test.describe('register', () => {
@@ -291,17 +291,10 @@ test.describe('sessions', () => {
     await signIn(page, await createMember(request))
     // The server's answer is held until the check has been seen: a fixed delay shorter than the
     // page's own load lets the answer arrive before the first screen, which then needs no check.
-    let answer!: () => void
-    const held = new Promise<void>((resolve) => {
-      answer = resolve
-    })
-    await page.route('**/discord/api/auth/profile', async (route) => {
-      await held
-      await route.continue()
-    })
+    const check = await holdRequests(page, '**/discord/api/auth/profile')
     await page.reload()
     await expect(page.getByText('Verifying authentication...')).toBeVisible()
-    answer()
+    await check.release()
     await expect(page.getByText('Welcome to your trading dashboard')).toBeVisible()
   })
 
