@@ -18,14 +18,15 @@ const RELOAD_WAIT_MS = 5_000
 
 /**
  * A console's notice and the runner of its actions: `run` does the work, reloads the queries under
- * `refresh`, and only then says how it went (success or the error's text). Said before the reload, the
- * outcome told the operator "done" while the page still showed the old state; the reload's re-render
- * (a question closing, a button appearing for the new role) then moved the controls under the next
- * click, which landed on whatever had taken their place.
+ * `changes` (`reload`, also for a console's own saves), and only then says how it went (success or the
+ * error's text). Said before the reload, the outcome told the operator "done" while the page still
+ * showed the old state; the reload's re-render (a question closing, a button appearing for the new
+ * role) then moved the controls under the next click, which landed on whatever had taken their place.
  */
-export function useConsoleAction(refresh: QueryKey) {
+export function useConsoleAction(changes: QueryKey) {
   const queryClient = useQueryClient()
   const [notice, setNotice] = useState<NoticeState>(null)
+  const reload = () => queryClient.invalidateQueries({ queryKey: changes })
   const run: RunAction = async (work) => {
     setNotice(null)
     let outcome: NoticeState
@@ -38,7 +39,7 @@ export function useConsoleAction(refresh: QueryKey) {
     // reload at most RELOAD_WAIT_MS.
     let waited: ReturnType<typeof setTimeout> | undefined
     await Promise.race([
-      queryClient.invalidateQueries({ queryKey: refresh }),
+      reload(),
       new Promise<void>((resolve) => {
         waited = setTimeout(resolve, RELOAD_WAIT_MS)
       }),
@@ -46,7 +47,7 @@ export function useConsoleAction(refresh: QueryKey) {
     clearTimeout(waited)
     setNotice(outcome)
   }
-  return { notice, setNotice, run, refresh: () => queryClient.invalidateQueries({ queryKey: refresh }) }
+  return { notice, setNotice, run, reload }
 }
 
 /** An action's outcome; scrolled into view, since on a phone the action may be far below it. */

@@ -66,7 +66,7 @@ function ChatCategories({ place, onSaved }: { place: Place; onSaved: (notice: No
 export function PlacesSection() {
   const overview = usePlaces()
   const roles = useDiscordRoleOptions(Boolean(overview.data?.discordConfigured))
-  const { notice, setNotice, run, refresh } = useConsoleAction(['admin'])
+  const { notice, setNotice, run, reload } = useConsoleAction(['admin'])
   const [chat, setChat] = useState('')
   const [chatCategories, setChatCategories] = useState('')
   const [roleId, setRoleId] = useState('')
@@ -131,7 +131,7 @@ export function PlacesSection() {
                   place={place}
                   onSaved={(saved) => {
                     setNotice(saved)
-                    void refresh()
+                    void reload()
                   }}
                 />
               ) : null}

@@ -362,7 +362,7 @@ function PlanEditor({
 export function PlansSection() {
   const [editing, setEditing] = useState<AdminPlan | 'new' | null>(null)
   const [showArchived, setShowArchived] = useState(false)
-  const { notice, setNotice, run, refresh } = useConsoleAction(['admin'])
+  const { notice, setNotice, run, reload } = useConsoleAction(['admin'])
   const plans = useAdminPlans()
 
   const all = plans.data?.items ?? []
@@ -378,7 +378,7 @@ export function PlansSection() {
         onDone={(message) => {
           setEditing(null)
           setNotice(message ? { tone: 'success', text: message } : null)
-          void refresh()
+          void reload()
         }}
       />
     )
