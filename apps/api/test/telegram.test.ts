@@ -224,12 +224,16 @@ describe('Telegram', () => {
       h.emulator.telegram
         .inviteLinks(chatId)
         .filter((link) => link.name === `EdgeClub ${member.user.id.slice(0, 8)}`)
-    for (const chatId of [vipChat(), nflChat()])
+    const [vipLink, nflLink] = links
+    for (const [chatId, sent] of [
+      [vipChat(), vipLink],
+      [nflChat(), nflLink],
+    ] as const)
       expect(
         ours(chatId)
           .filter((link) => !link.is_revoked)
           .map((link) => link.invite_link),
-      ).toEqual([links[chatId === vipChat() ? 0 : 1]])
+      ).toEqual([sent])
     expect(ours(vipChat()).filter((link) => link.is_revoked)).toHaveLength(1)
   })
 
