@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { API_BASE } from '@edgeclub/shared'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -8,8 +7,10 @@ import { type Database, openDatabase } from './db/database'
 import { btcpaySettings } from './integrations/btcpay/btcpay-client'
 import { createMailer } from './integrations/mail/mailer'
 import { type Clock, systemClock } from './lib/clock'
+import { createHotLane } from './lib/hot-lane'
 import { resolveJwtSecret } from './lib/jwt-secret'
 import { censorLogLine, LOG_REDACT_PATHS, redactUrl } from './lib/redact'
+import { requestId } from './lib/request-id'
 import { trustProxyOption } from './lib/trust-proxy'
 import { validatorCompiler } from './lib/validator-compiler'
 import { adminRoutes } from './modules/admin/admin-routes'
@@ -52,6 +53,7 @@ import openapiPlugin from './plugins/openapi'
 import securityPlugin, {
   apiSecurityHeaders,
   cspDirectives,
+  jsonSecurityHeaders,
   responseSecurityHeaders,
 } from './plugins/security'
 import { webRoutes } from './plugins/web'
@@ -78,7 +80,6 @@ export interface BuildOptions {
   logStream?: NodeJS.WritableStream
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/
 /** How long a closing server waits for requests in flight (the process gives up at 20 s: server.ts). */
 const DRAIN_MS = 10_000
 
@@ -109,17 +110,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const headers = responseSecurityHeaders(config)
   // Both refusals below answer with the JSON envelope, so with an API answer's security headers.
   const envelopeHeaders = apiSecurityHeaders(headers)
+  // Cached public JSON is answered before Fastify routes the request (lib/hot-lane.ts).
+  const hotLane = createHotLane({ securityHeaders: jsonSecurityHeaders(headers) })
   const app = Fastify({
+    serverFactory: hotLane.serverFactory,
     logger: logger(config, options.logStream),
     bodyLimit: 1024 * 1024,
     trustProxy: trustProxyOption(config.trustProxy),
     // genReqId reads x-request-id itself, so a malformed value is replaced instead of echoed; every
     // answer sends the id back (plugins/security.ts).
     requestIdHeader: false,
-    genReqId: (request) => {
-      const incoming = request.headers['x-request-id']
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-    },
+    genReqId: (request) => requestId(request.headers),
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler(envelopeHeaders),
     clientErrorHandler: clientErrorHandler(envelopeHeaders),
@@ -129,6 +130,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // last connection ends. Fastify's own 503 here would carry no Retry-After.
     return503OnClosing: false,
   })
+  app.decorate('hotLane', hotLane)
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   // Request bodies are JSON (webhooks read theirs raw): any other type is answered 415, never parsed.
@@ -153,6 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let drained = Promise.resolve()
   app.addHook('preClose', async () => {
     closing = true
+    hotLane.stop()
     // New connections are refused from the first moment of the close, not after the other hooks;
     // the last preClose hook waits for the requests in flight (see below).
     if (app.server.listening) drained = new Promise((resolve) => app.server.close(() => resolve()))

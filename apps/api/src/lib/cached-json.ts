@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { IncomingHttpHeaders } from 'node:http'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
@@ -71,27 +72,50 @@ function accepts(header: string | undefined, coding: 'br' | 'gzip'): boolean {
   return false
 }
 
+/** What a cached public answer is for one request: its status, headers and (unless 304) body. */
+export interface CachedAnswer {
+  status: 200 | 304
+  headers: Record<string, string>
+  body?: Buffer
+}
+
 /**
- * Sends a cached public answer: ETag and Cache-Control always; 304 without a body when the client's
- * copy is current; otherwise the precompressed body the client accepts, or the JSON as it is.
+ * A cached public answer for these request headers: ETag and Cache-Control always; 304 without a body
+ * when the client's copy is current; otherwise the precompressed body the client accepts, or the JSON
+ * as it is. Sent through Fastify (sendCachedJson) or by the hot lane (lib/hot-lane.ts).
  */
-export function sendCachedJson(
-  request: FastifyRequest,
-  reply: FastifyReply,
+export function cachedAnswer(
+  requestHeaders: IncomingHttpHeaders,
   cached: CachedJson,
   cacheControl: string,
-): FastifyReply {
-  const acceptEncoding = request.headers['accept-encoding']
+): CachedAnswer {
+  const acceptEncoding = requestHeaders['accept-encoding']
   const variant =
     cached.br && accepts(acceptEncoding, 'br')
       ? { coding: 'br', ...cached.br }
       : cached.gzip && accepts(acceptEncoding, 'gzip')
         ? { coding: 'gzip', ...cached.gzip }
         : undefined
-  reply.header('cache-control', cacheControl).header('etag', variant?.etag ?? cached.etag)
-  if (cached.gzip) reply.header('vary', 'accept-encoding')
-  if (notModified(request.headers['if-none-match'], cached)) return reply.code(304).send()
-  reply.type('application/json; charset=utf-8')
-  if (!variant) return reply.send(cached.bytes)
-  return reply.header('content-encoding', variant.coding).send(variant.body)
+  const headers: Record<string, string> = {
+    'cache-control': cacheControl,
+    etag: variant?.etag ?? cached.etag,
+  }
+  if (cached.gzip) headers.vary = 'accept-encoding'
+  if (notModified(requestHeaders['if-none-match'], cached)) return { status: 304, headers }
+  headers['content-type'] = 'application/json; charset=utf-8'
+  if (!variant) return { status: 200, headers, body: cached.bytes }
+  headers['content-encoding'] = variant.coding
+  return { status: 200, headers, body: variant.body }
+}
+
+/** Sends a cached public answer through Fastify (see cachedAnswer). */
+export function sendCachedJson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cached: CachedJson,
+  cacheControl: string,
+): FastifyReply {
+  const answer = cachedAnswer(request.headers, cached, cacheControl)
+  reply.code(answer.status).headers(answer.headers)
+  return answer.body ? reply.send(answer.body) : reply.send()
 }

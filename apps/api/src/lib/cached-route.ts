@@ -2,8 +2,10 @@
 import type {} from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
-import { type CachedJson, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
+import { type CachedJson, cachedAnswer, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
 import { envelope } from './envelope'
+// The lane's decorator (app.hotLane), made by app.ts.
+import type {} from './hot-lane'
 import { HOT_ROUTE } from './hot-route'
 
 /** "What you served is out of date": a service raises it, the cached routes built on it listen. */
@@ -29,7 +31,7 @@ export function createInvalidation(): Invalidation {
  * (`load`) and says when it changed (`invalidatedBy`); this owns the rest: the envelope serialized
  * through the response schema once per change, the strong ETag and 304s, the precompressed bodies
  * (lib/cached-json.ts), a copy kept for at most `ttlMs` (other instances' changes arrive within it),
- * and one load at a time however many requests wait for it.
+ * one load at a time however many requests wait for it, and the fresh copy answered by the hot lane.
  */
 export function cachedJsonRoute<Data extends z.ZodType>(
   app: FastifyInstance,
@@ -121,4 +123,10 @@ export function cachedJsonRoute<Data extends z.ZodType>(
       return load().then((loaded) => sendCachedJson(request, reply, loaded, route.cacheControl))
     },
   )
+  // While the shared copy is fresh, a plain GET of it is answered before Fastify (lib/hot-lane.ts);
+  // everything else (a query, a stale copy, HEAD) comes to the handler above.
+  app.hotLane.add(`${app.prefix}${route.url}`, (headers) => {
+    const body = fresh()
+    return body && cachedAnswer(headers, body, route.cacheControl)
+  })
 }

@@ -49,6 +49,8 @@ export const metricsPlugin = fp<{ config: Config; database: Database; liveStream
     const metrics = createMetrics({ database, liveStreams })
     app.decorate('metrics', metrics)
 
+    // The hot lane's answers never reach Fastify's hooks: it observes them itself (lib/hot-lane.ts).
+    app.hotLane.observe(metrics.observeRequest)
     app.addHook('onResponse', (request, reply, done) => {
       // The route's pattern, never the URL: an unknown path must not become a series of its own.
       metrics.observeRequest(
