@@ -1,4 +1,4 @@
-import type { APIRequestContext, Page } from '@playwright/test'
+import type { APIRequestContext, Page, Worker } from '@playwright/test'
 import { expect, test } from '../support/fixtures'
 import { createMember, signIn, tokenOf } from '../support/members'
 
@@ -55,6 +55,13 @@ test('a member turns notifications on in Settings and the service worker shows t
     )
   })
   await cdp.send('ServiceWorker.enable')
+  // And what it said (a notification it could not show is reported on its console).
+  const listen = (worker: Worker) =>
+    worker.on('console', (message) =>
+      workerLog.push(`${Date.now()} console.${message.type()}: ${message.text()}`),
+    )
+  page.context().serviceWorkers().forEach(listen)
+  page.context().on('serviceworker', listen)
 
   await signIn(page, member)
   await page.goto('/dashboard?tab=settings')
@@ -124,8 +131,22 @@ test('a member turns notifications on in Settings and the service worker shows t
         { timeout: 10_000 },
       )
       .toContainEqual({ title: payload.title, body: payload.body })
-  } finally {
-    await test.info().attach('service worker', { body: workerLog.join('\n'), contentType: 'text/plain' })
+  } catch (error) {
+    // What the worker itself holds, next to what the page saw, and all it went through: printed whole
+    // (the report shortens an attachment).
+    for (const worker of page.context().serviceWorkers())
+      workerLog.push(
+        `${Date.now()} ${worker.url()}: ${await worker
+          .evaluate(async () => {
+            // The worker's global scope (this project's DOM types have no ServiceWorkerGlobalScope).
+            const sw = self as unknown as { registration: ServiceWorkerRegistration }
+            const shown = await sw.registration.getNotifications()
+            return `permission ${Notification.permission}, ${shown.length} shown, active ${sw.registration.active?.state}`
+          })
+          .catch((reason: Error) => `not reachable: ${reason.message}`)}`,
+      )
+    console.log(`service worker:\n${workerLog.join('\n')}`)
+    throw error
   }
   expect(payload.title).toContain('Lakers vs Suns')
 })

@@ -93,14 +93,20 @@ sw.addEventListener('push', (event) => {
     payload = { body: event.data ? event.data.text() : '' }
   }
   event.waitUntil(
-    sw.registration.showNotification(payload.title || 'EdgeClub', {
-      body: payload.body || '',
-      // A repeat of the same step (a retry) replaces the notification instead of adding one.
-      tag: payload.tag,
-      icon: '/icons/icon-192.png',
-      badge: '/icons/badge-96.png',
-      data: { url: payload.url || SHELL_PAGE, commitment: payload.commitment },
-    }),
+    sw.registration
+      .showNotification(payload.title || 'EdgeClub', {
+        body: payload.body || '',
+        // A repeat of the same step (a retry) replaces the notification instead of adding one.
+        tag: payload.tag,
+        icon: '/icons/icon-192.png',
+        badge: '/icons/badge-96.png',
+        data: { url: payload.url || SHELL_PAGE, commitment: payload.commitment },
+      })
+      .catch((error) => {
+        // The device's console (DevTools, the browser's internals page) says why a pick did not show.
+        console.error('EdgeClub: a notification could not be shown', error)
+        throw error
+      }),
   )
 })
 
