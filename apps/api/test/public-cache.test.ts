@@ -1,9 +1,9 @@
-import http from 'node:http'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { type Emulator, startEmulator } from '@edgeclub/emulator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOT_LOG_SAMPLE } from '../src/lib/hot-route'
 import { login } from './helpers/members'
+import { rawGet } from './helpers/raw-get'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
 const API = '/discord/api'
@@ -14,29 +14,6 @@ type Answer = Pick<
   Awaited<ReturnType<TestApp['app']['inject']>>,
   'statusCode' | 'headers' | 'rawPayload' | 'body' | 'json'
 >
-
-/** A GET over a real connection: what a browser gets, the hot lane's answer when it has one. */
-function overConnection(url: string, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (response) => {
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('end', () => {
-          const rawPayload = Buffer.concat(chunks)
-          const body = rawPayload.toString()
-          resolve({
-            statusCode: response.statusCode ?? 0,
-            headers: response.headers,
-            rawPayload,
-            body,
-            json: () => JSON.parse(body),
-          })
-        })
-      })
-      .on('error', reject)
-  })
-}
 
 /**
  * The public answers served from memory (plans, prices, the record): browsers and CDNs can keep them
@@ -56,9 +33,7 @@ describe('cached public JSON', () => {
         ADMIN_PASSWORD: ADMIN.password,
       },
     })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = t.app.server.address()
-    origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+    origin = await t.app.listen({ port: 0, host: '127.0.0.1' })
   })
   afterAll(async () => {
     await t.close()
@@ -68,7 +43,7 @@ describe('cached public JSON', () => {
   type Get = (url: string, headers?: Record<string, string>) => Promise<Answer>
   const throughFastify: Get = (url, headers = {}) =>
     t.app.inject({ method: 'GET', url: `${API}${url}`, headers }) as Promise<Answer>
-  const overTheLane: Get = (url, headers = {}) => overConnection(`${origin}${API}${url}`, headers)
+  const overTheLane: Get = (url, headers = {}) => rawGet(origin, `${API}${url}`, headers)
   const get = throughFastify
   const transports: [string, Get][] = [
     ['through Fastify', throughFastify],

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import http from 'node:http'
 import net from 'node:net'
 import { textMessages } from '@edgeclub/shared'
 import type { InjectOptions } from 'fastify'
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DB } from '../src/db/types'
 import { login, newMember, register, type Session } from './helpers/members'
 import { apiOperations, type Operation, stringFields } from './helpers/openapi'
+import { rawGet } from './helpers/raw-get'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
 const ADMIN = { email: 'guard@edgeclub.test', password: 'Guard$ecret123' }
@@ -481,25 +481,9 @@ describe('request guards', () => {
 
     it('get the same over a real connection', async () => {
       const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
-      const { port } = new URL(address)
-      const response = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
-        (resolve, reject) => {
-          const request = http.request(
-            { host: '127.0.0.1', port, path: '/discord/api/%E0%A4%A', method: 'GET' },
-            (res) => {
-              let body = ''
-              res.on('data', (chunk) => {
-                body += chunk
-              })
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-            },
-          )
-          request.on('error', reject)
-          request.end()
-        },
-      )
-      expect(response.status).toBe(400)
-      expect(JSON.parse(response.body)).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
+      const response = await rawGet(address, '/discord/api/%E0%A4%A')
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toMatchObject({ success: false, error: 'VALIDATION_ERROR' })
       const normal = await t.app.inject({ method: 'GET', url: '/discord/api/config' })
       expect(securityHeaders(response.headers)).toEqual(securityHeaders(normal.headers))
     })

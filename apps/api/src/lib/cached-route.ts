@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { type CachedJson, cachedAnswer, cachedJson, cachedJsonKeeper, sendCachedJson } from './cached-json'
 import { envelope } from './envelope'
-// The lane's decorator (app.hotLane), made by app.ts.
+// The lane's decorator (app.hotLane, made by app.ts): declared where the lane is, for projects that
+// compile this file without app.ts (bench, scripts).
 import type {} from './hot-lane'
 import { HOT_ROUTE } from './hot-route'
 
