@@ -74,11 +74,16 @@ describe('metrics behind METRICS_TOKEN', () => {
       payload: { email: member.user.email },
     })
     const failed = 'edgeclub_job_attempts_total{queue="auth.password-reset",outcome="failed"}'
-    const text = await eventually(scrape, (scraped) => (seriesValue(scraped, failed) ?? 0) >= 1, 20_000)
-    // The reset mail waits for its retry; every queue is listed, empty ones at 0.
-    expect(
-      seriesValue(text, 'edgeclub_job_queue_waiting{queue="auth.password-reset"}'),
-    ).toBeGreaterThanOrEqual(1)
+    const waiting = 'edgeclub_job_queue_waiting{queue="auth.password-reset"}'
+    // The attempt is counted as it throws, a moment before the runner stores the retry: a scrape in
+    // between sees the job still running. So wait for both: the failed attempt, then the reset mail
+    // waiting for its retry (10 s away).
+    const text = await eventually(
+      scrape,
+      (scraped) => (seriesValue(scraped, failed) ?? 0) >= 1 && (seriesValue(scraped, waiting) ?? 0) >= 1,
+      20_000,
+    )
+    // Every queue is listed, empty ones at 0.
     expect(seriesValue(text, 'edgeclub_job_queue_waiting{queue="signals.discord"}')).toBe(0)
     expect(seriesValue(text, 'edgeclub_job_queue_oldest_waiting_seconds{queue="signals.discord"}')).toBe(0)
     expect(seriesValue(text, 'edgeclub_job_queue_failed{queue="email"}')).toBe(0)
