@@ -98,9 +98,7 @@ test.describe('contact page', () => {
     await expect(page.getByLabel('Name', { exact: true })).toHaveValue('')
   })
 
-  test('CONTACT-03 CONTACT-04 (overridden by issue 2: a working form) checks the fields, then sends the message and confirms it', async ({
-    page,
-  }) => {
+  test('checks the fields, then sends the message and confirms it', async ({ page }) => {
     await page.goto('/contact')
     await page.getByRole('button', { name: 'Send Message' }).click()
     await expect(page.getByText('Please enter your name')).toBeVisible()

@@ -4,7 +4,7 @@ import { type Emulator, startEmulator } from '@edgeclub/emulator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HOT_LOG_SAMPLE } from '../src/lib/hot-route'
 import { login } from './helpers/members'
-import { rawGet } from './helpers/raw-get'
+import { rawAnswers, rawGet } from './helpers/raw-get'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
 const API = '/discord/api'
@@ -215,49 +215,6 @@ describe('cached public JSON', () => {
   })
 })
 
-/** Reads HTTP/1.1 answers (Content-Length framed) off one raw connection, in order. */
-function answersOf(socket: net.Socket) {
-  let buffered = Buffer.alloc(0)
-  let ended = false
-  const waiting: (() => void)[] = []
-  const wake = () => {
-    for (const resolve of waiting.splice(0)) resolve()
-  }
-  socket.on('data', (chunk: Buffer) => {
-    buffered = Buffer.concat([buffered, chunk])
-    wake()
-  })
-  socket.on('close', () => {
-    ended = true
-    wake()
-  })
-  return {
-    async next(): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-      for (;;) {
-        const headEnd = buffered.indexOf('\r\n\r\n')
-        if (headEnd >= 0) {
-          const [statusLine = '', ...lines] = buffered.subarray(0, headEnd).toString().split('\r\n')
-          const headers = Object.fromEntries(
-            lines.map((line) => {
-              const colon = line.indexOf(':')
-              return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]
-            }),
-          )
-          const length = Number(headers['content-length'] ?? 0)
-          if (buffered.length >= headEnd + 4 + length) {
-            const body = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString()
-            buffered = buffered.subarray(headEnd + 4 + length)
-            return { status: Number(statusLine.split(' ')[1]), headers, body }
-          }
-        }
-        if (ended) throw new Error('the connection closed before a whole answer arrived')
-        await new Promise<void>((resolve) => waiting.push(resolve))
-      }
-    },
-    closed: () => new Promise<void>((resolve) => (ended ? resolve() : socket.once('close', () => resolve()))),
-  }
-}
-
 describe('the hot lane while the server closes', () => {
   it('a request arriving on a kept-alive connection during a close is answered, with Connection: close', async () => {
     const t = await createTestApp()
@@ -265,7 +222,7 @@ describe('the hot lane while the server closes', () => {
     try {
       const { port } = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }))
       const socket = net.connect(Number(port), '127.0.0.1')
-      const answers = answersOf(socket)
+      const answers = rawAnswers(socket)
       const request = `GET ${API}/subscriptions/plans HTTP/1.1\r\nHost: edgeclub.test\r\n`
       // One write: a whole request, then half the headers of the next. The lane answers the first and
       // keeps the connection; the second has begun, so the connection is busy, not idle, when the close
@@ -283,7 +240,6 @@ describe('the hot lane while the server closes', () => {
       expect(JSON.parse(second.body)).toEqual(JSON.parse(first.body))
       expect(second.headers.connection).toBe('close')
       await answers.closed()
-      await closing
     } finally {
       await (closing ?? t.close())
     }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DB } from '../src/db/types'
 import { login, newMember, register, type Session } from './helpers/members'
 import { apiOperations, type Operation, stringFields } from './helpers/openapi'
-import { rawGet } from './helpers/raw-get'
+import { parseHead, rawGet } from './helpers/raw-get'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
 const ADMIN = { email: 'guard@edgeclub.test', password: 'Guard$ecret123' }
@@ -511,14 +511,7 @@ describe('request guards', () => {
     }
     const parse = (text: string) => {
       const [head = '', body = ''] = text.split('\r\n\r\n')
-      const [statusLine = '', ...lines] = head.split('\r\n')
-      const headers = Object.fromEntries(
-        lines.map((line) => [
-          line.slice(0, line.indexOf(':')).toLowerCase(),
-          line.slice(line.indexOf(':') + 1).trim(),
-        ]),
-      )
-      return { status: Number(statusLine.split(' ')[1]), headers, body }
+      return { ...parseHead(head), body }
     }
 
     it.each([
