@@ -20,6 +20,20 @@ export class CardFlowError extends Error {}
 export type CardResult = { ok: true } | { ok: false; message: string }
 
 /**
+ * Stripe.js and the card field to confirm with, or what the member reads when either is missing:
+ * Stripe.js not loaded (blocked, offline), or no card field on the page.
+ */
+export function cardFormReady<S, C>(
+  stripe: S | null,
+  card: C | null,
+  messages: Pick<CardPaymentMessages, 'stripeNotLoaded' | 'cardMissing'>,
+): { ok: true; stripe: S; card: C } | { ok: false; message: string } {
+  if (!stripe) return { ok: false, message: messages.stripeNotLoaded }
+  if (!card) return { ok: false, message: messages.cardMissing }
+  return { ok: true, stripe, card }
+}
+
+/**
  * Confirms a card payment with Stripe.js (the billing name is first and last name, else email, else
  * 'Customer'), then runs `afterSuccess` (the server's own check) while still "paying".
  */
@@ -63,10 +77,10 @@ export function useCardPayment(messages: CardPaymentMessages) {
     step: (card: StripeCardElement, stripe: Stripe) => Promise<CardResult | null>,
     afterSuccess: () => Promise<void>,
   ): Promise<CardResult> => {
-    if (!stripe || !elements) return Promise.resolve({ ok: false, message: messages.stripeNotLoaded })
-    const card = elements.getElement(CardElement)
-    if (!card) return Promise.resolve({ ok: false, message: messages.cardMissing })
-    return whilePaying(() => step(card, stripe), afterSuccess)
+    // Elements comes with Stripe.js: without either, Stripe.js has not loaded.
+    const ready = cardFormReady(elements ? stripe : null, elements?.getElement(CardElement) ?? null, messages)
+    if (!ready.ok) return Promise.resolve(ready)
+    return whilePaying(() => step(ready.card, ready.stripe), afterSuccess)
   }
 
   /** A payment (PaymentIntent client secret); 3-D Secure is asked for by Stripe.js when the bank wants it. */

@@ -1,6 +1,7 @@
 import { tipMessages } from '@edgeclub/shared'
 import { describe, expect, it } from 'vitest'
-import { readTipForm } from './tip-form'
+import { cardFormReady } from '../../lib/use-card-payment'
+import { readTipForm, tipCardMessages } from './tip-form'
 
 const form = (amount: string, message = '', currency = 'USD') => readTipForm({ amount, currency, message })
 
@@ -30,5 +31,22 @@ describe('the tip form', () => {
       tip: { amount: 10000, currency: 'USD', message: undefined },
     })
     expect(form('0.5', 'x'.repeat(200))).toMatchObject({ ok: true })
+  })
+
+  it("TIP-18 a tip with no card field on the page says 'Card element not found'; without Stripe.js, to refresh", () => {
+    const stripe = { loaded: true }
+    expect(cardFormReady(stripe, null, tipCardMessages)).toEqual({
+      ok: false,
+      message: 'Card element not found',
+    })
+    expect(cardFormReady(null, { field: true }, tipCardMessages)).toEqual({
+      ok: false,
+      message: 'Stripe has not loaded properly. Please refresh the page.',
+    })
+    expect(cardFormReady(stripe, { field: true }, tipCardMessages)).toEqual({
+      ok: true,
+      stripe,
+      card: { field: true },
+    })
   })
 })

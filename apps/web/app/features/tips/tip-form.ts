@@ -1,5 +1,15 @@
-import { type TipCreate, TipCreateSchema } from '@edgeclub/shared'
+import { type TipCreate, TipCreateSchema, tipMessages } from '@edgeclub/shared'
 import { zodFieldErrors } from '../../lib/form-errors'
+import type { CardPaymentMessages } from '../../lib/use-card-payment'
+
+/** What the tip's card form says when a payment cannot start or does not go through. */
+export const tipCardMessages: CardPaymentMessages = {
+  stripeNotLoaded: tipMessages.stripeNotLoaded,
+  cardMissing: tipMessages.cardMissing,
+  declined: tipMessages.paymentFailed,
+  notSuccessful: tipMessages.notSuccessful,
+  unexpected: tipMessages.paymentUnexpected,
+}
 
 export interface TipFormErrors {
   amount?: string

@@ -8,7 +8,7 @@ import { StripeGate } from '../../components/ui/stripe-gate'
 import { paymentKeys } from '../../lib/payment-history-api'
 import { useStripeLoad } from '../../lib/stripe-loader'
 import { useCardPayment } from '../../lib/use-card-payment'
-import { readTipForm } from './tip-form'
+import { readTipForm, tipCardMessages } from './tip-form'
 import { checkTip, createTip } from './tips-api'
 
 /** Digits with up to 2 decimals, kept as the member types (anything else is not let in). */
@@ -161,13 +161,7 @@ function TipPayment({
   onSuccess: () => void
 }) {
   const queryClient = useQueryClient()
-  const card = useCardPayment({
-    stripeNotLoaded: tipMessages.stripeNotLoaded,
-    cardMissing: tipMessages.cardMissing,
-    declined: tipMessages.paymentFailed,
-    notSuccessful: tipMessages.notSuccessful,
-    unexpected: tipMessages.paymentUnexpected,
-  })
+  const card = useCardPayment(tipCardMessages)
 
   const pay = async (event: FormEvent) => {
     event.preventDefault()
