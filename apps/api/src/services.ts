@@ -394,7 +394,8 @@ export function createServices(infra: Infrastructure) {
   const signalStream = createSignalStream({
     repo: signalsRepo,
     headsAt: (sizes) => recordLog.headsAt(sizes),
-    categoriesFor: (userIds) => places.categoriesFor(userIds),
+    accessPlans: (userIds) => places.accessPlans(userIds),
+    signalGrants: () => places.signalGrants(),
     clock,
     log,
     maxStreamMs: 15 * 60_000,

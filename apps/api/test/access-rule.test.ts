@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hasAccessAt } from '../src/modules/subscriptions/access-rule'
 import { as, login, register, type Session } from './helpers/members'
 import { createTestApp, type TestApp } from './helpers/test-app'
 
@@ -149,5 +150,30 @@ describe('one access rule for every reader', () => {
     expect((await adminGet(`/admin/plans/${planId}`)).subscriberCount, 'plan detail: subscriber count').toBe(
       withAccess,
     )
+  })
+
+  it('the rule read forward (a live stream trusts what it looked at until then) ends access exactly when the rule does', async () => {
+    const { places } = t.app.services
+    const held = await places.accessPlans(members.map((member) => member.session.user.id))
+    for (const { name, session, expected } of members) {
+      const access = held.get(session.user.id)
+      expect(access !== undefined, name).toBe(expected)
+      if (!access) continue
+      if (name === 'lifetime') expect(access.until, name).toBeNull()
+      else expect(access.until, name).toEqual(expect.any(Number))
+      if (access.until === null) continue
+      // The rule itself, asked a moment before and at that instant.
+      const at = async (ms: number) =>
+        (
+          await t.database.db
+            .selectFrom('subscriptions')
+            .select('id')
+            .where('user_id', '=', session.user.id)
+            .where((eb) => hasAccessAt(eb, new Date(ms)))
+            .execute()
+        ).length > 0
+      expect(await at(access.until - 1), `${name}: just before`).toBe(true)
+      expect(await at(access.until), `${name}: at the end`).toBe(false)
+    }
   })
 })

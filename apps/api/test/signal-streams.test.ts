@@ -3,7 +3,7 @@ import { createSignalsRepository } from '../src/modules/signals/signals-reposito
 import { eventually } from './helpers/billing'
 import { type EventStreamReader, openEventStream } from './helpers/event-stream'
 import { as, login, register, type Session } from './helpers/members'
-import { createTestApp, type TestApp } from './helpers/test-app'
+import { createTestApp, type TestApp, testClock } from './helpers/test-app'
 
 const API = '/discord/api'
 const ADMIN = { email: 'streams.ops@edgeclub.test', password: 'Streams$Ops-2026' }
@@ -18,9 +18,10 @@ describe('live signal streams', () => {
   let t: TestApp
   let origin: string
   let admin: Session
+  const clock = testClock()
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password } })
+    t = await createTestApp({ clock, env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password } })
     origin = await t.app.listen({ port: 0, host: '127.0.0.1' })
     admin = await login(t.app, ADMIN.email, ADMIN.password)
   })
@@ -48,6 +49,58 @@ describe('live signal streams', () => {
   const closeAll = (streams: EventStreamReader[]) => {
     for (const stream of streams) stream.close()
   }
+  const planId = async (slug: string) => {
+    const plans = (
+      await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/plans?limit=50` })
+    ).json().data.items as { id: string; slug: string }[]
+    return plans.find((plan) => plan.slug === slug)!.id
+  }
+  const categories = async (slug: string, signalCategories: 'all' | string[]) => {
+    const saved = await as(t.app, admin.accessToken, {
+      method: 'PUT',
+      url: `${API}/admin/plans/${await planId(slug)}`,
+      payload: { places: { discordRoles: 'all', telegramChats: 'all', signalCategories } },
+    })
+    expect(saved.statusCode, saved.body).toBe(200)
+  }
+  const holder = async (...slugs: string[]) => {
+    const member = await register(t.app)
+    for (const slug of slugs) {
+      const granted = await as(t.app, admin.accessToken, {
+        method: 'POST',
+        url: `${API}/admin/users/${member.user.id}/grant`,
+        payload: { days: 30, planId: await planId(slug) },
+      })
+      expect(granted.statusCode, granted.body).toBe(200)
+    }
+    return member
+  }
+  const publish = async (sport: string) => {
+    const response = await as(t.app, admin.accessToken, {
+      method: 'POST',
+      url: `${API}/signals`,
+      payload: {
+        kind: 'pick',
+        sport,
+        league: 'Week 12',
+        event: 'Home vs Away',
+        startsAt: new Date(clock.now().valueOf() + 10 * 60_000).toISOString(),
+        market: 'spread',
+        selection: `${sport} home -3.5`,
+        odds: 1.91,
+        stake: 1,
+        analysis: 'Bench of the stream verdicts.',
+      },
+    })
+    expect(response.statusCode, response.body).toBe(201)
+    return response.json().data.id as string
+  }
+  const contentOf = async (stream: EventStreamReader, id: string) =>
+    (
+      (await stream.next((event) => (event.data as { signal: { id: string } }).signal.id === id)) as {
+        signal: { content: unknown }
+      }
+    ).signal.content
 
   it('keeps at most five streams per member: a sixth closes the oldest', async () => {
     const member = await memberWithAccess()
@@ -151,56 +204,6 @@ describe('live signal streams', () => {
   })
 
   it('one event, each stream as its plans allow: holders of one plan share its verdict, two plans give the union', async () => {
-    const plans = (
-      await as(t.app, admin.accessToken, { method: 'GET', url: `${API}/admin/plans?limit=50` })
-    ).json().data.items as { id: string; slug: string }[]
-    const planId = (slug: string) => plans.find((plan) => plan.slug === slug)!.id
-    const categories = async (slug: string, signalCategories: 'all' | string[]) => {
-      const saved = await as(t.app, admin.accessToken, {
-        method: 'PUT',
-        url: `${API}/admin/plans/${planId(slug)}`,
-        payload: { places: { discordRoles: 'all', telegramChats: 'all', signalCategories } },
-      })
-      expect(saved.statusCode, saved.body).toBe(200)
-    }
-    const holder = async (...slugs: string[]) => {
-      const member = await register(t.app)
-      for (const slug of slugs) {
-        const granted = await as(t.app, admin.accessToken, {
-          method: 'POST',
-          url: `${API}/admin/users/${member.user.id}/grant`,
-          payload: { days: 30, planId: planId(slug) },
-        })
-        expect(granted.statusCode, granted.body).toBe(200)
-      }
-      return member
-    }
-    const publish = async (sport: string) => {
-      const response = await as(t.app, admin.accessToken, {
-        method: 'POST',
-        url: `${API}/signals`,
-        payload: {
-          kind: 'pick',
-          sport,
-          league: 'Week 12',
-          event: 'Home vs Away',
-          startsAt: new Date(Date.now() + 10 * 60_000).toISOString(),
-          market: 'spread',
-          selection: `${sport} home -3.5`,
-          odds: 1.91,
-          stake: 1,
-          analysis: 'Bench of the stream verdicts.',
-        },
-      })
-      expect(response.statusCode, response.body).toBe(201)
-      return response.json().data.id as string
-    }
-    const contentOf = async (stream: EventStreamReader, id: string) =>
-      (
-        (await stream.next((event) => (event.data as { signal: { id: string } }).signal.id === id)) as {
-          signal: { content: unknown }
-        }
-      ).signal.content
     // Weekly opens NBA only, yearly NFL only (named in another case: categories match regardless).
     await categories('weekly', ['NBA'])
     await categories('yearly', ['nfl'])
@@ -239,6 +242,46 @@ describe('live signal streams', () => {
       closeAll(streams)
       await categories('weekly', 'all')
       await categories('yearly', 'all')
+    }
+  })
+
+  it("an edit of a plan's categories applies to the next delivery on streams already open", async () => {
+    const member = await holder('weekly')
+    const stream = await open(member)
+    try {
+      const before = await publish('NBA')
+      expect(await contentOf(stream, before)).not.toBeNull()
+      // Nothing about the member changed, so nothing is announced to their stream: the delivery
+      // reads the plans' grants themselves.
+      await categories('weekly', ['NFL'])
+      const after = await publish('NBA')
+      expect(await contentOf(stream, after)).toBeNull()
+      expect(await endsWithin(stream, 300)).toBe(false)
+    } finally {
+      stream.close()
+      await categories('weekly', 'all')
+    }
+  })
+
+  it('a plan that runs out by time gives the public view at the next delivery, before any sweep or notice', async () => {
+    const member = await holder('weekly')
+    // A plan that ends in two minutes, as the stream first looks at it (sooner than any look is
+    // trusted for without one).
+    await t.database.db
+      .updateTable('subscriptions')
+      .set({ end_date: new Date(clock.now().valueOf() + 2 * 60_000) })
+      .where('user_id', '=', member.user.id)
+      .execute()
+    const stream = await open(member)
+    try {
+      const first = await publish('NBA')
+      expect(await contentOf(stream, first)).not.toBeNull()
+      clock.advance(3 * 60_000)
+      const second = await publish('NBA')
+      expect(await contentOf(stream, second)).toBeNull()
+    } finally {
+      stream.close()
+      clock.reset()
     }
   })
 

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import { isAnyOf } from '../../db/any-of'
 import { transactionRunner } from '../../db/transaction'
 import type { DB, PlaceKind, PlaceRow, PlanPlacesRow } from '../../db/types'
-import { hasAccessAt } from '../subscriptions/access-rule'
+import { accessUntil, hasAccessAt } from '../subscriptions/access-rule'
 
 type Executor = Kysely<DB> | Transaction<DB>
 
@@ -131,12 +131,12 @@ export function createPlacesRepository(db: Kysely<DB>) {
         .execute()
     },
 
-    /** The plans each of these members has access through now, by the access rule. */
+    /** The plans each of these members has access through now, by the access rule, and until when by time alone. */
     async currentPlans(userIds: readonly string[], now: Date, trx: Executor = db) {
       if (userIds.length === 0) return []
       return trx
         .selectFrom('subscriptions')
-        .select(['subscriptions.user_id', 'subscriptions.plan_id'])
+        .select(['subscriptions.user_id', 'subscriptions.plan_id', accessUntil().as('access_until')])
         .where(isAnyOf('subscriptions.user_id', userIds))
         .where((eb) => hasAccessAt(eb, now))
         .execute()

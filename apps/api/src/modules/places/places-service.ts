@@ -37,6 +37,11 @@ const NO_GRANT: MemberGrant = {
   signalCategories: [],
 }
 
+/** The signal categories of several plans held at once: all of them if any plan opens all. */
+function unionOfCategories(each: readonly ('all' | string[])[]): 'all' | string[] {
+  return each.includes('all') ? 'all' : [...new Set(each.flat())]
+}
+
 /** Rights the bot needs in a Telegram chat: invite links that ask to join, approving, removing. */
 const TELEGRAM_RIGHTS = ['can_invite_users', 'can_restrict_members'] as const
 
@@ -88,14 +93,11 @@ export function createPlacesService(deps: {
     // delivery to thousands of live streams decides once per plan what its categories open
     // (signal-stream.ts) and asking for 15,000 members makes no copies.
     if (grants.length === 1) return { hasAccess: true, ...grants[0]! }
-    const categories = grants.some((grant) => grant.signalCategories === 'all')
-      ? 'all'
-      : [...new Set(grants.flatMap((grant) => grant.signalCategories as string[]))]
     return {
       hasAccess: true,
       discordRoleIds: [...new Set(grants.flatMap((grant) => grant.discordRoleIds))],
       telegramPlaceIds: [...new Set(grants.flatMap((grant) => grant.telegramPlaceIds))],
-      signalCategories: categories,
+      signalCategories: unionOfCategories(grants.map((grant) => grant.signalCategories)),
     }
   }
 
@@ -252,6 +254,40 @@ export function createPlacesService(deps: {
     async categoriesFor(userIds: readonly string[]): Promise<Map<string, 'all' | string[]>> {
       const grants = await grantsFor(userIds)
       return new Map([...grants].map(([userId, grant]) => [userId, grant.signalCategories]))
+    },
+
+    /**
+     * Members with access among these: the plans that give it, and the moment (ms) it first changes by
+     * time alone (a plan's end or grace; null: never). Any other change of access is announced by the
+     * access service. With `signalGrants`, what `categoriesFor` answers, in two parts: the live stream
+     * keeps the first per reader and reads the second, a handful of rows, at every delivery.
+     */
+    async accessPlans(
+      userIds: readonly string[],
+    ): Promise<Map<string, { planIds: string[]; until: number | null }>> {
+      const byUser = new Map<string, { planIds: string[]; until: number | null }>()
+      for (const row of await repo.currentPlans(userIds, clock.now())) {
+        const ends = row.access_until === null ? null : new Date(row.access_until).valueOf()
+        const held = byUser.get(row.user_id)
+        if (!held) byUser.set(row.user_id, { planIds: [row.plan_id], until: ends })
+        else {
+          held.planIds.push(row.plan_id)
+          if (ends !== null) held.until = held.until === null ? ends : Math.min(held.until, ends)
+        }
+      }
+      return byUser
+    },
+
+    /**
+     * What the holder of these plans receives now ('all' or the categories): each plan's grant as it
+     * stands (an edit applies to the next delivery), the same union as `grantFor`.
+     */
+    async signalGrants(): Promise<(planIds: readonly string[]) => 'all' | string[]> {
+      const rows = await repo.allPlanPlaces()
+      const ofPlan = new Map(rows.map((row) => [row.plan_id, toPlanPlaces(row).signalCategories]))
+      const categories = (planId: string) => ofPlan.get(planId) ?? 'all'
+      return (planIds) =>
+        planIds.length === 1 ? categories(planIds[0]!) : unionOfCategories(planIds.map(categories))
     },
 
     /** Discord roles the role sync looks after (a role that is no place is never touched). */

@@ -26,12 +26,32 @@ interface Listener {
   staff: boolean
   /** Whether it was last given the members' view (access to some category, or staff); unknown until first looked at. */
   full?: boolean
+  /** The plans that give the member access, as last looked at (absent: none). */
+  plans?: string[]
+  /**
+   * Until when (clock ms) that look holds: the first end of a plan by time, at most LOOK_TRUSTED_MS
+   * on; 0 until looked at, or since a change of the member was announced. A delivery looks again
+   * only at readers past it.
+   */
+  lookedUntil: number
+  /** Moves at every announced change of the member: a look begun before it is not kept. */
+  changes: number
   openedAt: number
   response: ServerResponse
   closeTimer: NodeJS.Timeout
   /** The last entry this reader saw before it reconnected (its Last-Event-ID), until caught up. */
   resumeAfter?: number
 }
+
+/**
+ * The longest a look at a reader's access and session is trusted. Every change is announced (the
+ * access service and a trigger on users and sessions NOTIFY every instance, and a lost connection
+ * makes the hub look at everyone again), so this bounds only what an unnoticed loss could hide; the
+ * keep-alive looks again at readers near it, beside deliveries rather than in front of them.
+ */
+const LOOK_TRUSTED_MS = 5 * 60_000
+/** How often the keep-alive runs: it also looks again at readers whose look ends before the next run. */
+const HEARTBEAT_MS = 15_000
 
 /** A member's access changed: every instance looks at their streams at the change's commit. */
 export function streamsFollowAccess(): AccessListener {
@@ -101,19 +121,27 @@ const EVENT_OF = { publish: 'published', settle: 'settled', void: 'voided' } as 
  * ledger's NOTIFY channel, so a signal published on any instance reaches the members connected to
  * all of them. Delivery follows the ledger's sequence numbers: after a missed notification or a
  * lost database connection the hub catches up from the last entry it sent, so nothing is skipped.
- * Access is checked for every delivery, not only on connect: a member whose access lapsed gets the
- * public view, and a revoked session's stream is closed. Streams do not wait for a delivery to end,
- * either: a member who signs out, is disabled, changes role or loses access has their streams closed
- * as soon as any instance hears of it (`recheck`, from AUTH_CHANNEL and from `streamsFollowAccess`);
- * the client reconnects, if it still may, to what it may now see. A member has at most
- * `maxStreamsPerMember` streams across all instances: opening another closes their oldest.
+ * Access holds at every delivery, not only on connect, without asking the database for every reader
+ * each time: each reader's plans are looked at when it opens and again at every announced change of
+ * the member, and a delivery looks again first at the readers whose look ran out (a plan's end by
+ * time, or LOOK_TRUSTED_MS); the plans' grants themselves are read at every delivery. A member whose
+ * access lapsed gets the public view, and a revoked session's stream is closed. Streams do not wait
+ * for a delivery to end, either: a member who signs out, is disabled, changes role or loses access
+ * has their streams closed as soon as any instance hears of it (`recheck`, from AUTH_CHANNEL and
+ * from `streamsFollowAccess`); the client reconnects, if it still may, to what it may now see. A
+ * member has at most `maxStreamsPerMember` streams across all instances: opening another closes
+ * their oldest.
  */
 export function createSignalStream(deps: {
   repo: SignalsRepository
   /** The signed heads of the record at these sizes (each entry is delivered with its own). */
   headsAt: (sizes: number[]) => Promise<Map<number, SignedHead>>
-  /** The signal categories each member receives now (absent: no access); the plans' places decide. */
-  categoriesFor: (userIds: readonly string[]) => Promise<Map<string, 'all' | string[]>>
+  /** Members with access among these: their plans, and when that first changes by time (ms; null: never). */
+  accessPlans: (
+    userIds: readonly string[],
+  ) => Promise<Map<string, { planIds: string[]; until: number | null }>>
+  /** What the holder of these plans receives now: the plans' grants, read at every delivery. */
+  signalGrants: () => Promise<(planIds: readonly string[]) => 'all' | string[]>
   clock: Clock
   log: FastifyBaseLogger
   /** The longest a stream stays open on one access token (the client reconnects with a fresh one). */
@@ -193,21 +221,43 @@ export function createSignalStream(deps: {
     void recheck(batch).catch(warn('new live streams could not be looked at'))
   }
 
+  /** The members' plans now, each kept on its readers unless a change of the member came meanwhile. */
+  async function lookAtPlans(audience: Listener[]): Promise<Map<string, { planIds: string[] }>> {
+    const now = deps.clock.now().valueOf()
+    const before = audience.map((listener) => listener.changes)
+    const held = await deps.accessPlans([...new Set(audience.map((l) => l.userId))])
+    audience.forEach((listener, index) => {
+      if (listener.changes !== before[index]) return
+      const plans = held.get(listener.userId)
+      listener.plans = plans?.planIds
+      listener.lookedUntil = Math.min(plans?.until ?? Number.POSITIVE_INFINITY, now + LOOK_TRUSTED_MS)
+    })
+    return held
+  }
+
+  /** A change of these members was announced: what was looked at of them no longer holds. */
+  function changed(audience: Iterable<Listener>) {
+    for (const listener of audience) {
+      listener.changes++
+      listener.lookedUntil = 0
+    }
+  }
+
   /**
    * Looks at readers again now (not at the next event): a session signed out or revoked, a member
    * disabled, a role changed, or access lost ends the stream.
    */
   async function recheck(audience: Listener[]): Promise<void> {
     if (audience.length === 0) return
-    const [standing, granted] = await Promise.all([
+    const [standing, held] = await Promise.all([
       deps.repo.liveSessionRoles([...new Set(audience.map((l) => l.sessionId))]),
-      deps.categoriesFor([...new Set(audience.map((l) => l.userId))]),
+      lookAtPlans(audience),
     ])
     for (const listener of audience) {
       if (!listeners.has(listener)) continue
       const role = standing.get(listener.sessionId)
       const staff = role === 'admin' || role === 'analyst'
-      const full = staff || granted.has(listener.userId)
+      const full = staff || held.has(listener.userId)
       if (role === undefined || staff !== listener.staff || (listener.full === true && !full))
         remove(listener)
       else listener.full = full
@@ -215,31 +265,50 @@ export function createSignalStream(deps: {
   }
 
   /**
-   * Writes ledger entries to the given readers, each as they may see it. One look at the database
-   * per batch, whatever the number of readers; a reader whose session ended is dropped instead.
-   * Each view of an entry is serialized and framed once, and the same Buffer written to every reader
-   * of it; what a reader may see is decided once per distinct grant (members of one plan share it),
-   * not per reader.
+   * Before a delivery, the readers whose last look no longer holds: the sessions of those that
+   * ended, and their plans (kept on them). Nothing is asked when every look holds.
+   */
+  async function lookBeforeSending(audience: Listener[]) {
+    const now = deps.clock.now().valueOf()
+    const stale = new Set(audience.filter((listener) => listener.lookedUntil <= now))
+    if (stale.size === 0) return { stale, ended: new Set<string>(), held: new Map() }
+    const [ended, held] = await Promise.all([
+      deps.repo.endedSessions([...new Set([...stale].map((listener) => listener.sessionId))]),
+      lookAtPlans([...stale]),
+    ])
+    return { stale, ended, held }
+  }
+
+  /**
+   * Writes ledger entries to the given readers, each as they may see it. Each reader's access is as
+   * last looked at (at its opening, at every announced change of the member, at the end of a plan by
+   * time); a reader past its look is looked at again first, all of them in one statement, and one
+   * whose session ended is dropped instead. The plans' grants are read at every delivery (a handful
+   * of rows), so an edit of a plan applies at once. Each view of an entry is serialized and framed
+   * once, and the same Buffer written to every reader of it; what a reader may see is decided once
+   * per distinct grant (members of one plan share it), not per reader.
    */
   async function send(entries: SignalLedgerRow[], audience: Listener[]): Promise<void> {
-    const userIds = new Set<string>()
-    const sessionIds = new Set<string>()
-    for (const listener of audience) {
-      userIds.add(listener.userId)
-      sessionIds.add(listener.sessionId)
-    }
     // Independent reads, at once: the delivery waits for the slowest, not for their sum.
-    const [rows, granted, ended, heads] = await Promise.all([
+    const [rows, grantOf, looked, heads] = await Promise.all([
       deps.repo.findManyByIds([...new Set(entries.map((entry) => entry.signal_id))]),
-      deps.categoriesFor([...userIds]),
-      deps.repo.endedSessions([...sessionIds]),
+      deps.signalGrants(),
+      lookBeforeSending(audience),
       deps.headsAt(entries.map((entry) => entry.seq)),
     ])
     const signals = new Map(rows.map((row) => [row.id, row]))
     const readers: Listener[] = []
+    const granted = new Map<Listener, 'all' | string[] | undefined>()
     for (const listener of audience) {
-      if (ended.has(listener.sessionId)) remove(listener)
-      else readers.push(listener)
+      if (looked.ended.has(listener.sessionId)) {
+        remove(listener)
+        continue
+      }
+      readers.push(listener)
+      // A reader just looked at gets this look's answer, even where a newer change kept it off the
+      // reader (that change's own look decides the next delivery); any other, what it holds.
+      const plans = looked.stale.has(listener) ? looked.held.get(listener.userId)?.planIds : listener.plans
+      granted.set(listener, plans && grantOf(plans))
     }
     for (const entry of entries) {
       const row = signals.get(entry.signal_id)
@@ -259,7 +328,7 @@ export function createSignalStream(deps: {
       const opens = new Map<'all' | string[], boolean>()
       for (const listener of readers) {
         if (!listeners.has(listener)) continue
-        const categories = granted.get(listener.userId)
+        const categories = granted.get(listener)
         let full = listener.staff
         if (!full && categories !== undefined) {
           let open = opens.get(categories)
@@ -338,10 +407,17 @@ export function createSignalStream(deps: {
       // Learn where the chain stands now: only entries from here on are news.
       wake()
       heartbeat = setInterval(() => {
-        for (const listener of listeners) write(listener, KEEP_ALIVE)
+        const soon = deps.clock.now().valueOf() + HEARTBEAT_MS
+        const due: Listener[] = []
+        for (const listener of listeners) {
+          write(listener, KEEP_ALIVE)
+          if (listener.lookedUntil <= soon && !fresh.has(listener)) due.push(listener)
+        }
+        // Readers whose look ends before the next run are looked at now, so deliveries rarely wait.
+        void recheck(due).catch(warn('live streams could not be looked at again'))
         // Notifications can be missed (a database failover); the sequence numbers catch up.
         wake()
-      }, 15_000)
+      }, HEARTBEAT_MS)
       heartbeat.unref()
     },
 
@@ -365,6 +441,7 @@ export function createSignalStream(deps: {
         announced.clear()
         for (const listener of [...listeners].sort((a, b) => a.openedAt - b.openedAt))
           opened(listener.userId, listener.id)
+        changed(listeners)
         void recheck([...listeners]).catch(warn('live streams could not be looked at again'))
         return
       }
@@ -373,6 +450,7 @@ export function createSignalStream(deps: {
       if (kind === 'open' && streamId) return opened(userId, streamId)
       if (kind === 'close' && streamId) return forget(userId, streamId)
       const theirs = [...(byUser.get(userId) ?? [])]
+      changed(theirs)
       void recheck(theirs).catch(warn("a member's live streams could not be looked at again"))
     },
 
@@ -389,6 +467,8 @@ export function createSignalStream(deps: {
         ...reader,
         id: `${instance}-${++opens}`,
         openedAt: Date.now(),
+        lookedUntil: 0,
+        changes: 0,
         response,
         closeTimer: setTimeout(() => remove(listener), deps.maxStreamMs),
       }

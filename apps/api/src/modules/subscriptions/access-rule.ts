@@ -1,4 +1,11 @@
-import { type Expression, type ExpressionBuilder, expressionBuilder, type SqlBool } from 'kysely'
+import {
+  type Expression,
+  type ExpressionBuilder,
+  expressionBuilder,
+  type RawBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely'
 import type { DB } from '../../db/types'
 
 /**
@@ -17,6 +24,16 @@ export function hasAccessAt(eb: ExpressionBuilder<DB, 'subscriptions'>, now: Dat
     ]),
     eb.and([eb('subscriptions.status', '=', 'past_due'), eb('subscriptions.grace_until', '>', now)]),
   ])
+}
+
+/**
+ * When a subscription that gives access now stops giving it by time alone, should nothing else
+ * happen to it (the same rule read forward): an active one at its end date (null: lifetime, never),
+ * a past-due one when its grace period ends. Anything else that ends access is a write through the
+ * access service, which announces it.
+ */
+export function accessUntil(): RawBuilder<Date | null> {
+  return sql<Date | null>`case when subscriptions.status = 'past_due' then subscriptions.grace_until else subscriptions.end_date end`
 }
 
 /** The same rule as a fragment for raw `sql` queries (analytics) over `from subscriptions`. */
