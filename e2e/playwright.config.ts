@@ -7,7 +7,10 @@ export default defineConfig({
   fullyParallel: false,
   workers: process.env.CI ? 2 : 2,
   retries: process.env.CI ? 1 : 0,
-  timeout: 30_000,
+  // A whole flow's budget, not a detector of failures (each step waits at most `expect.timeout`):
+  // on a busy 2-core host a dozen flows of four card payments or eight admin sections take
+  // 25–35 s where they take 12 s on a quiet one.
+  timeout: 60_000,
   expect: { timeout: 7_000 },
   reporter: process.env.CI ? [['list']] : [['list']],
   use: {

@@ -563,9 +563,6 @@ test.describe('admin console', () => {
   test.describe('on a 390 px phone', () => {
     test.use({ viewport: { width: 390, height: 844 } })
     test('every section fits the screen and keeps its controls reachable', async ({ page, request }) => {
-      // Eight sections, each loaded and measured, and two accessibility scans: ~13 s on a quiet
-      // host, and it has outrun 30 s on a busy one.
-      test.slow()
       const member = await createMember(request)
       await signIn(page, admin)
       const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)

@@ -94,8 +94,6 @@ test.describe('Discord access', () => {
 test.describe('when the network fails', () => {
   test.use({ allowedConsoleErrors: [/ERR_FAILED|Failed to load resource/] })
   test('INVITE-10 TIP-16 SUB-11 show the unexpected-error messages', async ({ page, request }) => {
-    // Three flows and a card payment in one test: on a busy 2-core host it has outrun 30 s.
-    test.slow()
     await signIn(page, await createMember(request))
     await page.route('**/discord/api/payments/create-intent', (route) => route.abort('failed'))
     await page.goto('/dashboard?tab=subscription')
