@@ -101,33 +101,44 @@ export function createPlacesService(deps: {
     }
   }
 
+  /**
+   * Each member with access among these: the plans that give it, and the moment (ms) that first
+   * changes by time alone (a plan's end or grace; null: never). One statement whatever their number
+   * (the ids are one array parameter), grouped in one pass.
+   */
+  async function heldPlans(userIds: readonly string[], trx?: Transaction<DB>) {
+    const byUser = new Map<string, { planIds: string[]; until: number | null }>()
+    for (const row of await repo.currentPlans(userIds, clock.now(), trx)) {
+      const ends = row.access_until === null ? null : new Date(row.access_until).valueOf()
+      const held = byUser.get(row.user_id)
+      if (!held) byUser.set(row.user_id, { planIds: [row.plan_id], until: ends })
+      else {
+        held.planIds.push(row.plan_id)
+        if (ends !== null) held.until = held.until === null ? ends : Math.min(held.until, ends)
+      }
+    }
+    return byUser
+  }
+
   async function grantsFor(userIds: readonly string[], trx?: Transaction<DB>) {
-    const now = clock.now()
     if (userIds.length === 0) return new Map<string, MemberGrant>()
-    // Asked together (a live delivery waits for one round trip, not three): the members' current plans
-    // in one statement whatever their number (the ids are one array parameter), every plan's grant (a
-    // handful of rows) and the places.
-    const [current, rows, places] = await Promise.all([
-      repo.currentPlans(userIds, now, trx),
+    // Asked together: the members' current plans, every plan's grant (a handful of rows) and the places.
+    const [held, rows, places] = await Promise.all([
+      heldPlans(userIds, trx),
       repo.allPlanPlaces(trx),
       repo.listPlaces(undefined, trx),
     ])
-    const planIds = [...new Set(current.map((row) => row.plan_id))]
-    const byPlan = new Map(
-      planIds.map((planId) => [
-        planId,
-        resolve(toPlanPlaces(rows.find((row) => row.plan_id === planId)), places),
-      ]),
-    )
-    // Grouped in one pass: a delivery to 15,000 live streams asks for 15,000 members at once.
-    const plansOf = new Map<string, ReturnType<typeof resolve>[]>()
-    for (const row of current) {
-      const plans = plansOf.get(row.user_id)
-      if (plans) plans.push(byPlan.get(row.plan_id)!)
-      else plansOf.set(row.user_id, [byPlan.get(row.plan_id)!])
+    const byPlan = new Map<string, ReturnType<typeof resolve>>()
+    const grantOf = (planId: string) => {
+      let grant = byPlan.get(planId)
+      if (!grant) {
+        grant = resolve(toPlanPlaces(rows.find((row) => row.plan_id === planId)), places)
+        byPlan.set(planId, grant)
+      }
+      return grant
     }
     const byUser = new Map<string, MemberGrant>()
-    for (const [userId, plans] of plansOf) byUser.set(userId, union(plans))
+    for (const [userId, { planIds }] of held) byUser.set(userId, union(planIds.map(grantOf)))
     return byUser
   }
 
@@ -262,21 +273,7 @@ export function createPlacesService(deps: {
      * access service. With `signalGrants`, what `categoriesFor` answers, in two parts: the live stream
      * keeps the first per reader and reads the second, a handful of rows, at every delivery.
      */
-    async accessPlans(
-      userIds: readonly string[],
-    ): Promise<Map<string, { planIds: string[]; until: number | null }>> {
-      const byUser = new Map<string, { planIds: string[]; until: number | null }>()
-      for (const row of await repo.currentPlans(userIds, clock.now())) {
-        const ends = row.access_until === null ? null : new Date(row.access_until).valueOf()
-        const held = byUser.get(row.user_id)
-        if (!held) byUser.set(row.user_id, { planIds: [row.plan_id], until: ends })
-        else {
-          held.planIds.push(row.plan_id)
-          if (ends !== null) held.until = held.until === null ? ends : Math.min(held.until, ends)
-        }
-      }
-      return byUser
-    },
+    accessPlans: (userIds: readonly string[]) => heldPlans(userIds),
 
     /**
      * What the holder of these plans receives now ('all' or the categories): each plan's grant as it

@@ -271,7 +271,8 @@ export function createSignalStream(deps: {
   async function lookBeforeSending(audience: Listener[]) {
     const now = deps.clock.now().valueOf()
     const stale = new Set(audience.filter((listener) => listener.lookedUntil <= now))
-    if (stale.size === 0) return { stale, ended: new Set<string>(), held: new Map() }
+    if (stale.size === 0)
+      return { stale, ended: new Set<string>(), held: new Map<string, { planIds: string[] }>() }
     const [ended, held] = await Promise.all([
       deps.repo.endedSessions([...new Set([...stale].map((listener) => listener.sessionId))]),
       lookAtPlans([...stale]),

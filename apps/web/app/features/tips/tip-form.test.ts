@@ -33,7 +33,7 @@ describe('the tip form', () => {
     expect(form('0.5', 'x'.repeat(200))).toMatchObject({ ok: true })
   })
 
-  it("TIP-18 a tip with no card field on the page says 'Card element not found'; without Stripe.js, to refresh", () => {
+  it("TIP-17 TIP-18 a tip with no card field on the page says 'Card element not found'; without Stripe.js, to refresh", () => {
     const stripe = { loaded: true }
     expect(cardFormReady(stripe, null, tipCardMessages)).toEqual({
       ok: false,
